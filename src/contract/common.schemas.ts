@@ -1,0 +1,83 @@
+// Shapes shared by every domain: ids, money, currency, timestamps, metadata, the list envelope, problems, orders.
+import { z } from 'zod';
+import { PROBLEM_CODES } from './problems.js';
+
+export const Uuid = z.uuid().meta({ description: 'A UUID.', example: '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31' });
+
+export const Timestamp = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 timestamp; responses are UTC.', example: '2026-11-21T10:00:00.000Z' });
+
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code of three upper-case letters')
+  .meta({ description: 'ISO 4217 currency code.', example: 'EUR' });
+
+export const Money = z
+  .number()
+  .int()
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER)
+  .meta({ description: 'An amount in minor units (cents), never a float.', example: 1999 });
+
+export const Metadata = z
+  .record(z.string().max(100), z.unknown())
+  .meta({ description: 'Free-form key/value data kept with the resource.' });
+
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1..100.' }),
+  cursor: z.string().min(1).max(2000).optional().meta({ description: 'Opaque cursor from a previous page (next or prev).' }),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+export function listEnvelope<T extends z.ZodType>(item: T, id: string) {
+  return z
+    .object({
+      data: z.array(item),
+      next: z.string().optional().meta({ description: 'Cursor of the following page, when there is one.' }),
+      prev: z.string().optional().meta({ description: 'Cursor of the preceding page, when there is one.' }),
+    })
+    .meta({ id, description: 'One page of a list, newest first.' });
+}
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    code: z.enum(PROBLEM_CODES),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
+
+export const OrderItem = z
+  .object({
+    productId: z.string().min(1).max(200).optional(),
+    sku: z.string().min(1).max(200).optional(),
+    quantity: z.number().int().min(1).max(1_000_000),
+    price: Money.meta({ description: 'Unit price in minor units.' }),
+  })
+  .meta({ id: 'OrderItem' });
+
+export const Order = z
+  .object({
+    id: z.string().min(1).max(200).optional().meta({ description: "The caller's own order id." }),
+    amount: Money.meta({ description: 'Order total before discounts, in minor units.' }),
+    currency: Currency,
+    items: z.array(OrderItem).max(1000).optional(),
+    metadata: Metadata.optional(),
+  })
+  .meta({ id: 'Order' });
+export type Order = z.infer<typeof Order>;
+
+export const CustomerReference = z
+  .object({
+    id: Uuid.optional(),
+    sourceId: z.string().min(1).max(200).optional(),
+    email: z.email().optional(),
+    name: z.string().max(200).optional(),
+    metadata: Metadata.optional(),
+  })
+  .meta({ id: 'CustomerReference', description: 'A customer by id or sourceId; an unknown sourceId is created.' });
+export type CustomerReference = z.infer<typeof CustomerReference>;

@@ -1,0 +1,75 @@
+// defineOperation(): one operation declared once (name, route, scope, zod schemas); every face is built from it.
+import { z } from 'zod';
+import type { Scope } from './scopes.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ObjectSchema = z.ZodObject<any, any>;
+
+export interface OperationSpec<
+  P extends ObjectSchema | undefined = ObjectSchema | undefined,
+  Q extends ObjectSchema | undefined = ObjectSchema | undefined,
+  B extends ObjectSchema | undefined = ObjectSchema | undefined,
+  O extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  /** `<group>.<verb>`: REST operationId, RPC procedure, CLI command and MCP tool name at once. */
+  name: string;
+  method: HttpMethod;
+  /** OpenAPI-style path under /api/v1, e.g. `/vouchers/{code}`. */
+  path: string;
+  scope: Scope;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Omitted for operations answering 204 without a body. */
+  output?: O;
+  successStatus?: 200 | 201 | 204;
+  /** Accepts `idempotencyKey` (body) or the Idempotency-Key header. */
+  idempotent?: boolean;
+}
+
+export interface Operation<
+  P extends ObjectSchema | undefined = ObjectSchema | undefined,
+  Q extends ObjectSchema | undefined = ObjectSchema | undefined,
+  B extends ObjectSchema | undefined = ObjectSchema | undefined,
+  O extends z.ZodType | undefined = z.ZodType | undefined,
+> extends OperationSpec<P, Q, B, O> {
+  successStatus: 200 | 201 | 204;
+  /** params ∪ query ∪ body as one object: the input of the RPC transport and the client. */
+  input: z.ZodObject;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : unknown;
+
+export type OperationInput<Op> =
+  Op extends Operation<infer P, infer Q, infer B, z.ZodType | undefined> ? Parsed<P> & Parsed<Q> & Parsed<B> : never;
+
+export type OperationOutput<Op> =
+  Op extends Operation<ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer O>
+    ? O extends z.ZodType
+      ? z.input<O>
+      : void
+    : never;
+
+export function defineOperation<
+  P extends ObjectSchema | undefined = undefined,
+  Q extends ObjectSchema | undefined = undefined,
+  B extends ObjectSchema | undefined = undefined,
+  O extends z.ZodType | undefined = undefined,
+>(spec: OperationSpec<P, Q, B, O>): Operation<P, Q, B, O> {
+  if (!/^[a-z][a-zA-Z]*\.[a-z][a-zA-Z]*$/.test(spec.name)) throw new Error(`operation name ${spec.name}: use <group>.<verb>`);
+  const input = z.object({ ...spec.params?.shape, ...spec.query?.shape, ...spec.body?.shape });
+  return Object.freeze({
+    ...spec,
+    successStatus: spec.successStatus ?? (spec.output ? 200 : 204),
+    input,
+  });
+}
+
+/** `/vouchers/{code}` → `/vouchers/:code` */
+export function expressPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}

@@ -1,0 +1,30 @@
+// API key resources: inputs and outputs. The full key appears only in the creation response.
+import { z } from 'zod';
+import { Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { ALL_SCOPES } from '../../contract/scopes.js';
+
+export const ScopeName = z
+  .enum(ALL_SCOPES as [string, ...string[]])
+  .meta({ id: 'Scope', description: '`*`, `<group>:read`, `<group>:write` (includes read) or `workspaces:admin`.' });
+
+export const ApiKey = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    prefix: z.string(),
+    scopes: z.array(ScopeName),
+    createdAt: Timestamp,
+    lastUsedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const CreatedApiKey = ApiKey.extend({
+  key: z.string().meta({ description: 'The full key, `service_<prefix>_<secret>`. Shown in this response only.' }),
+}).meta({ id: 'CreatedApiKey' });
+export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
+
+export const CreateApiKeyBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  scopes: z.array(ScopeName).min(1).max(50),
+});

@@ -1,0 +1,46 @@
+// API key use cases shared by the API, the CLI and startup: create (the key shown once), verify, bootstrap.
+import type { Sql } from '../../platform/database.js';
+import { ADMIN_SCOPES } from '../../contract/scopes.js';
+import type { AuthContext } from '../../contract/handler.js';
+import { generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key-secret.js';
+import { findActiveApiKeyByPrefix, insertApiKey, touchApiKeyLastUsed } from './api-key.queries.js';
+import type { CreatedApiKey } from './api-key.schemas.js';
+
+export async function createApiKey(
+  db: Sql,
+  request: { workspaceId: string; name: string; scopes: readonly string[] },
+): Promise<CreatedApiKey> {
+  for (;;) {
+    const generated = generateApiKey();
+    const stored = await insertApiKey(db, { ...request, prefix: generated.prefix, secretHash: hashSecret(generated.secret) });
+    // A prefix collision (1 in 62^12) just draws again.
+    if (stored) return { ...stored, key: generated.key };
+  }
+}
+
+/** The caller of a bearer token, or undefined for a malformed, unknown, revoked or wrong key. */
+export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<AuthContext | undefined> {
+  const parts = parseApiKey(token);
+  if (!parts) return undefined;
+  const stored = await findActiveApiKeyByPrefix(db, parts.prefix);
+  if (!stored || !secretMatches(parts.secret, stored.secretHash)) return undefined;
+  // last_used_at is refreshed at most every 30 s per key, off the request's critical path.
+  if (!stored.lastUsedAt || Date.now() - stored.lastUsedAt.getTime() > 30_000) {
+    touchApiKeyLastUsed(db, stored.id).catch(onTouchError);
+  }
+  return { workspaceId: stored.workspaceId, keyId: stored.id, scopes: stored.scopes };
+}
+
+/** BOOTSTRAP_API_KEY: created with every scope in the given workspace unless its prefix exists already. */
+export async function ensureBootstrapApiKey(db: Sql, workspaceId: string, key: string): Promise<'created' | 'present'> {
+  const parts = parseApiKey(key);
+  if (!parts) throw new Error('BOOTSTRAP_API_KEY is not a service_<12>_<40> key');
+  const stored = await insertApiKey(db, {
+    workspaceId,
+    name: 'bootstrap',
+    prefix: parts.prefix,
+    secretHash: hashSecret(parts.secret),
+    scopes: ADMIN_SCOPES,
+  });
+  return stored ? 'created' : 'present';
+}

@@ -1,0 +1,5 @@
+// The workspaces domain's public surface.
+export { workspaceContract } from './workspace.contract.js';
+export { workspaceHandlers } from './workspace.handlers.js';
+export { createWorkspace } from './workspace.service.js';
+export { ensureDefaultWorkspace } from './workspace.queries.js';

@@ -1,0 +1,78 @@
+// Renders every error as RFC 9457 application/problem+json. Unknown errors become internal_error, never a stack.
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { z } from 'zod';
+import { PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
+import { InvalidCursorError } from '../platform/cursor.js';
+import { sqlState } from '../platform/database.js';
+
+export function sendProblem(res: Response, error: ProblemError): void {
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  res.status(error.status).type('application/problem+json').send(JSON.stringify(error.toBody()));
+}
+
+const STATUS_CODES: Partial<Record<number, ProblemCode>> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+interface ValidatorError {
+  status: number;
+  message: string;
+  errors?: Array<{ path?: string; message?: string }>;
+}
+
+function isValidatorError(error: unknown): error is ValidatorError {
+  return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number' && 'message' in error;
+}
+
+export function zodIssuesToFieldErrors(error: z.ZodError, prefix: string): ProblemFieldError[] {
+  return error.issues.map((issue) => ({ path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'), message: issue.message }));
+}
+
+/** Maps anything thrown to a ProblemError; returns undefined for errors that are ours (500). */
+export function toProblem(error: unknown): ProblemError | undefined {
+  if (error instanceof ProblemError) return error;
+  if (error instanceof InvalidCursorError) return new ProblemError('invalid_request', `invalid cursor: ${error.message}`, { errors: [{ path: 'query.cursor', message: error.message }] });
+  if (error instanceof z.ZodError) return new ProblemError('invalid_request', 'the request is invalid', { errors: zodIssuesToFieldErrors(error, '') });
+  const state = sqlState(error);
+  // Values that passed validation but that PostgreSQL still refuses are the client's, not ours.
+  if (state === '22P02' || state === '22003' || state === '22007' || state === '22008' || state === '54000') {
+    return new ProblemError('invalid_request', 'a value is out of range or malformed');
+  }
+  if (isValidatorError(error)) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.parse.failed') return new ProblemError('invalid_request', 'the body is not valid JSON');
+    if (type === 'entity.too.large') return new ProblemError('payload_too_large', error.message);
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new ProblemError('unsupported_media_type', error.message);
+    const code = STATUS_CODES[error.status];
+    if (code) {
+      const errors = (error.errors ?? []).map((e) => ({
+        path: String(e.path ?? '').replace(/^\//, '').replaceAll('/', '.'),
+        message: String(e.message ?? ''),
+      }));
+      const detail = code === 'invalid_request' ? 'the request does not match the API schema' : error.message;
+      return new ProblemError(code, detail, errors.length ? { errors } : undefined);
+    }
+  }
+  return undefined;
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ProblemError('not_found', `no route for ${req.method} ${req.path}`));
+};
+
+export const problemHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  const known = toProblem(error);
+  if (known) {
+    if (known.status >= 500) req.log?.error({ err: error }, 'request failed');
+    sendProblem(res, known);
+    return;
+  }
+  req.log?.error({ err: error }, 'unexpected error');
+  sendProblem(res, new ProblemError('internal_error', PROBLEMS.internal_error.title));
+};

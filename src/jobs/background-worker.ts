@@ -1,0 +1,46 @@
+// The worker process's runtime: database, heartbeat loop and /health. Job consumers (webhooks) plug in here.
+import { randomUUID } from 'node:crypto';
+import type { createServer as CreateServer } from 'node:http';
+import os from 'node:os';
+import type { Config } from '../config.js';
+import type { Logger } from '../platform/logger.js';
+import { packageVersion } from '../platform/paths.js';
+import { openDatabase } from '../runtime.js';
+import { HEARTBEAT_INTERVAL_MS, recordHeartbeat, removeHeartbeat } from './worker-heartbeat.queries.js';
+
+export async function runBackgroundWorker(config: Config, log: Logger, createServer: typeof CreateServer) {
+  const database = await openDatabase(config, log, 4);
+  const identity = { id: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, pid: process.pid, host: os.hostname() };
+  let healthy = false;
+  const beat = async () => {
+    try {
+      await recordHeartbeat(database.pool, identity);
+      healthy = true;
+    } catch (error) {
+      healthy = false;
+      log.warn({ err: (error as Error).message }, 'heartbeat failed');
+    }
+  };
+  await beat();
+  const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
+
+  const health = createServer((req, res) => {
+    const ok = req.url === '/health' && healthy;
+    res.writeHead(req.url === '/health' ? (ok ? 200 : 503) : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(req.url === '/health' ? { status: ok ? 'ok' : 'degraded', version: packageVersion, workerId: identity.id } : { status: 404 }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    health.once('error', reject);
+    health.listen(config.workerHealthPort, config.host, () => resolve());
+  });
+  log.info({ port: config.workerHealthPort, workerId: identity.id }, 'worker ready');
+
+  return {
+    async stop() {
+      clearInterval(timer);
+      await new Promise<void>((resolve) => health.close(() => resolve()));
+      await removeHeartbeat(database.pool, identity.id).catch(() => undefined);
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Web process composition root: config → database → migrate → app → listen, plus the background worker; graceful stop.
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { loadConfigOrExit } from './config.js';
+import { operations } from './contract/registry.js';
+import { createApp } from './http/app.js';
+import { databaseCheck, migrationsCheck, workerCheck } from './http/readiness-checks.js';
+import { createLogger } from './platform/logger.js';
+import { readMigrationFiles } from './platform/migrations.js';
+import { packageVersion } from './platform/paths.js';
+import { createCursors, openDatabase, prepareDatabase } from './runtime.js';
+import { assertEveryOperationHandled, boundHandlers } from './transports/handler-registry.js';
+
+const WORKER_ENTRY = fileURLToPath(new URL('../workers/background.js', import.meta.url));
+
+const config = loadConfigOrExit();
+const log = createLogger(config.logLevel);
+
+async function start() {
+  assertEveryOperationHandled();
+  const database = await openDatabase(config, log);
+  await prepareDatabase(database.pool, config, log);
+  const cursors = await createCursors(config);
+  const migrationFiles = await readMigrationFiles();
+
+  const readinessChecks = {
+    database: databaseCheck(database.pool),
+    migrations: migrationsCheck(database.pool, migrationFiles),
+    ...(config.startWorker ? { worker: workerCheck(database.pool) } : {}),
+  };
+  const app = createApp({
+    deps: { db: database.pool, cursors, log },
+    operations,
+    handlers: boundHandlers,
+    version: packageVersion,
+    maxBodyBytes: config.maxBodyBytes,
+    readinessChecks,
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  log.info({ port: config.port, host: config.host, version: packageVersion, embeddedDatabase: database.embedded }, 'listening');
+
+  const worker: ChildProcess | undefined = config.startWorker
+    ? fork(WORKER_ENTRY, [], { env: { ...process.env, DATABASE_URL: database.url } })
+    : undefined;
+  worker?.on('exit', (code, signal) => {
+    if (!stopping) log.error({ code, signal }, 'background worker exited');
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const drainTimer = setTimeout(() => server.closeAllConnections(), 10_000);
+    const workerExited = worker && worker.exitCode === null ? new Promise((r) => worker.once('exit', r)) : undefined;
+    worker?.kill('SIGTERM');
+    await closed;
+    clearTimeout(drainTimer);
+    await workerExited;
+    await database.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+start().catch((error: unknown) => {
+  log.fatal({ err: error }, 'failed to start');
+  process.exit(1);
+});

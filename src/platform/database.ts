@@ -1,0 +1,55 @@
+// PostgreSQL access: the pool, the one-method `Sql` seam (pool or transaction alike) and withTransaction().
+import pg from 'pg';
+import type { Logger } from './logger.js';
+
+// int8 (bigint minor units, counts) arrives as a JS number; values beyond 2^53 are refused loudly.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`int8 value ${value} exceeds the safe integer range`);
+  return n;
+});
+
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  query<R extends Row = Row>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export type Pool = pg.Pool;
+
+export function createPool(connectionString: string, options: { max: number; log: Logger }): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'promotions-service',
+  });
+  // An idle client losing its server (database restart) must not crash the process: /ready reports it.
+  pool.on('error', (error) => options.log.warn({ err: error.message }, 'idle database connection lost'));
+  return pool;
+}
+
+export async function withTransaction<T>(pool: pg.Pool, work: (tx: Sql) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client as Sql);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** SQLSTATE of a pg error, if it is one. */
+export function sqlState(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : undefined;
+}
+
+export const UNIQUE_VIOLATION = '23505';

@@ -1,0 +1,63 @@
+// Start-up steps shared by the web process, the worker and the CLI: reach the database, migrate, seed access.
+import type { Config } from './config.js';
+import { countActiveApiKeys, ensureBootstrapApiKey } from './domains/access/index.js';
+import { ensureDefaultWorkspace } from './domains/workspaces/index.js';
+import { createCursorCodec, type CursorCodec } from './platform/cursor.js';
+import { createPool, type Pool } from './platform/database.js';
+import { startEmbeddedPostgres } from './platform/embedded-postgres.js';
+import type { Logger } from './platform/logger.js';
+import { migrate } from './platform/migrations.js';
+import { deriveKey, resolveSecretKey } from './platform/secret-key.js';
+
+export interface OpenDatabase {
+  url: string;
+  pool: Pool;
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (started, or joined if running). */
+export async function openDatabase(config: Config, log: Logger, poolSize = config.dbPoolSize): Promise<OpenDatabase> {
+  const embedded = config.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log });
+  const url = config.databaseUrl ?? embedded!.url;
+  const pool = createPool(url, { max: poolSize, log });
+  return {
+    url,
+    pool,
+    embedded: embedded !== undefined,
+    async close() {
+      await pool.end().catch(() => undefined);
+      await embedded?.stop();
+    },
+  };
+}
+
+/** Migrations, the default workspace and BOOTSTRAP_API_KEY; prints how to get a key when there is none. */
+export async function prepareDatabase(pool: Pool, config: Config, log: Logger): Promise<{ defaultWorkspaceId: string }> {
+  const applied = await migrate(pool);
+  if (applied.length) log.info({ versions: applied }, 'migrations applied');
+  const workspace = await ensureDefaultWorkspace(pool);
+  if (config.bootstrapApiKey) {
+    const outcome = await ensureBootstrapApiKey(pool, workspace.id, config.bootstrapApiKey);
+    log.info({ outcome }, 'bootstrap API key checked');
+  }
+  if ((await countActiveApiKeys(pool)) === 0) {
+    process.stdout.write(
+      [
+        '',
+        'No API key exists yet. Create one (printed once) with:',
+        '    npm run cli -- keys create --name admin',
+        'or start with BOOTSTRAP_API_KEY=service_<12 letters/digits>_<40 letters/digits> to seed one.',
+        '',
+      ].join('\n'),
+    );
+  }
+  return { defaultWorkspaceId: workspace.id };
+}
+
+export async function createCursors(config: Config): Promise<CursorCodec> {
+  const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
+  return createCursorCodec(deriveKey(secretKey, 'list-cursors'));
+}

@@ -1,0 +1,16 @@
+// Every domain's bound handlers, checked against the registry: one handler per operation, no strays.
+import type { BoundHandler } from '../contract/handler.js';
+import { operations } from '../contract/registry.js';
+import { apiKeyHandlers } from '../domains/access/index.js';
+import { workspaceHandlers } from '../domains/workspaces/index.js';
+
+export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers];
+
+export function assertEveryOperationHandled(handlers: readonly BoundHandler[] = boundHandlers): void {
+  const handled = new Set(handlers.map((h) => h.operation.name));
+  const missing = operations.filter((op) => !handled.has(op.name)).map((op) => op.name);
+  const stray = [...handled].filter((name) => !operations.some((op) => op.name === name));
+  if (missing.length || stray.length) {
+    throw new Error(`operations without handler: [${missing.join(', ')}]; handlers without operation: [${stray.join(', ')}]`);
+  }
+}

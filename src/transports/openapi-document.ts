@@ -1,0 +1,79 @@
+// Builds the OpenAPI 3.1 document from the registry once at boot: routes, scopes, schemas, problem responses.
+import { z } from 'zod';
+import { createDocument } from 'zod-openapi';
+import { Problem } from '../contract/common.schemas.js';
+import type { Operation } from '../contract/operation.js';
+
+export const API_PREFIX = '/api/v1';
+
+const IdempotencyKeyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({ description: 'Alternative to the body field `idempotencyKey`.' }),
+});
+
+function problemResponse(description: string) {
+  return { description, content: { 'application/problem+json': { schema: Problem } } };
+}
+
+function responsesOf(operation: Operation) {
+  const success = operation.output
+    ? { description: 'Success', content: { 'application/json': { schema: operation.output } } }
+    : { description: 'Done; no body' };
+  return {
+    [String(operation.successStatus)]: success,
+    '400': problemResponse('Malformed input (`invalid_request`)'),
+    '401': problemResponse('Missing, unknown or revoked API key (`unauthorized`)'),
+    '403': problemResponse(`The key lacks the \`${operation.scope}\` scope (\`forbidden\`)`),
+    ...(operation.params ? { '404': problemResponse('No such resource in this workspace (`not_found`)') } : {}),
+    ...(operation.method !== 'get' ? { '409': problemResponse('Conflict (`conflict`, `idempotency_conflict`)') } : {}),
+    ...(operation.body
+      ? {
+          '413': problemResponse('Body larger than the limit (`payload_too_large`)'),
+          '415': problemResponse('Body is not application/json (`unsupported_media_type`)'),
+        }
+      : {}),
+    '500': problemResponse('Internal error (`internal_error`); never carries a stack'),
+  };
+}
+
+export function buildOpenApiDocument(operations: readonly Operation[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    const path = API_PREFIX + op.path;
+    paths[path] ??= {};
+    paths[path][op.method] = {
+      operationId: op.name,
+      summary: op.summary,
+      description: [op.description, `Required scope: \`${op.scope}\`.`].filter(Boolean).join('\n\n'),
+      tags: op.tags,
+      security: [{ apiKey: [] }],
+      'x-required-scope': op.scope,
+      requestParams: {
+        ...(op.params ? { path: op.params } : {}),
+        ...(op.query ? { query: op.query } : {}),
+        ...(op.idempotent ? { header: IdempotencyKeyHeader } : {}),
+      },
+      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+      responses: responsesOf(op),
+    };
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Promotions service',
+      version,
+      description: 'Campaigns, vouchers, gift cards, redemptions, customers and webhooks. Money is in integer minor units.',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `service_<12 chars>_<40 chars>`.' },
+      },
+    },
+    paths: paths as never,
+  });
+}

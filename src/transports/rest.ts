@@ -1,0 +1,35 @@
+// The REST face: one express route per registered operation under /api/v1, with scope check and zod-parsed input.
+import { Router, type Request } from 'express';
+import type { BoundHandler, ServiceDeps, AuthContext } from '../contract/handler.js';
+import { expressPath } from '../contract/operation.js';
+import { ProblemError } from '../contract/problems.js';
+import { hasScope } from '../contract/scopes.js';
+import { parseOperationInput } from './operation-input.js';
+
+function idempotencyHeader(req: Request): string | undefined {
+  const value = req.headers['idempotency-key'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function restRoutes(handlers: readonly BoundHandler[], deps: ServiceDeps): Router {
+  const router = Router();
+  for (const { operation, handle } of handlers) {
+    router[operation.method](expressPath(operation.path), async (req, res) => {
+      const auth = res.locals.auth as AuthContext;
+      if (!hasScope(auth.scopes, operation.scope)) {
+        throw new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`);
+      }
+      const input = parseOperationInput(operation, {
+        params: req.params,
+        query: req.query,
+        body: req.body,
+        idempotencyKey: idempotencyHeader(req),
+      });
+      const log = req.log.child({ operation: operation.name });
+      const output = await handle({ input, auth, deps, log });
+      if (operation.successStatus === 204) res.status(204).end();
+      else res.status(operation.successStatus).json(output);
+    });
+  }
+  return router;
+}

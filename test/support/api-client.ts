@@ -1,0 +1,44 @@
+// A thin fetch wrapper for tests: JSON in, { status, headers, body } out, Authorization from the key.
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface ApiClient {
+  key: string | undefined;
+  request<T = any>(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  get<T = any>(path: string): Promise<ApiResponse<T>>;
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
+  delete<T = any>(path: string): Promise<ApiResponse<T>>;
+}
+
+export function apiClient(baseUrl: string, key?: string): ApiClient {
+  const request: ApiClient['request'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...options.headers };
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as never };
+  };
+  return {
+    key,
+    request,
+    get: (path) => request('GET', path),
+    post: (path, body, headers) => request('POST', path, { body, ...(headers ? { headers } : {}) }),
+    patch: (path, body) => request('PATCH', path, { body }),
+    delete: (path) => request('DELETE', path),
+  };
+}

@@ -1,0 +1,82 @@
+// A real service for a test file: its own cloned database, the real express app listening on 127.0.0.1.
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { operations } from '../../src/contract/registry.js';
+import { ADMIN_SCOPES } from '../../src/contract/scopes.js';
+import { createApiKey } from '../../src/domains/access/index.js';
+import { createWorkspace, ensureDefaultWorkspace } from '../../src/domains/workspaces/index.js';
+import { createApp } from '../../src/http/app.js';
+import type { ReadinessCheck } from '../../src/http/health.js';
+import { databaseCheck, migrationsCheck } from '../../src/http/readiness-checks.js';
+import { createCursorCodec } from '../../src/platform/cursor.js';
+import type { Pool } from '../../src/platform/database.js';
+import { createLogger, type Logger } from '../../src/platform/logger.js';
+import { readMigrationFiles } from '../../src/platform/migrations.js';
+import { packageVersion } from '../../src/platform/paths.js';
+import { boundHandlers } from '../../src/transports/handler-registry.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+import { apiClient, type ApiClient } from './api-client.js';
+
+export interface TestService {
+  baseUrl: string;
+  db: TestDatabase;
+  pool: Pool;
+  /** A fresh workspace with a key holding the given scopes (default `*`). */
+  newWorkspace(scopes?: string[]): Promise<{ workspaceId: string; key: string; api: ApiClient }>;
+  /** A key of the default workspace with `*` and `workspaces:admin`, as the CLI makes. */
+  adminApi(): Promise<ApiClient>;
+  api(key?: string): ApiClient;
+  close(): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  log?: Logger;
+  /** Builds the pool the app uses, e.g. through a proxy that a test can cut. */
+  pool?: (db: TestDatabase) => Pool;
+  readinessChecks?: (pool: Pool) => Record<string, ReadinessCheck>;
+  maxBodyBytes?: number;
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const db = await createTestDatabase();
+  const pool = options.pool?.(db) ?? db.pool;
+  const files = await readMigrationFiles();
+  const log = options.log ?? createLogger('silent');
+  const app = createApp({
+    deps: { db: pool, cursors: createCursorCodec(randomBytes(32)), log },
+    operations,
+    handlers: boundHandlers,
+    version: packageVersion,
+    maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+    readinessChecks: options.readinessChecks?.(pool) ?? { database: databaseCheck(pool), migrations: migrationsCheck(pool, files) },
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    db,
+    pool,
+    async newWorkspace(scopes = ['*']) {
+      const workspace = await createWorkspace(db.pool, `test ${randomBytes(3).toString('hex')}`);
+      const key = scopes.length === 1 && scopes[0] === '*'
+        ? workspace.apiKey
+        : (await createApiKey(db.pool, { workspaceId: workspace.id, name: 'test', scopes })).key;
+      return { workspaceId: workspace.id, key, api: apiClient(baseUrl, key) };
+    },
+    async adminApi() {
+      const workspace = await ensureDefaultWorkspace(db.pool);
+      const key = await createApiKey(db.pool, { workspaceId: workspace.id, name: 'admin', scopes: ADMIN_SCOPES });
+      return apiClient(baseUrl, key.key);
+    },
+    api: (key?: string) => apiClient(baseUrl, key),
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      if (pool !== db.pool) await pool.end().catch(() => undefined);
+      await db.drop();
+    },
+  };
+}
