@@ -7,7 +7,7 @@ import type { Operation } from '../contract/operation.js';
 import { verifyApiKey } from '../domains/access/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../transports/openapi-document.js';
 import { requestValidator } from '../transports/request-validator.js';
-import { restRoutes } from '../transports/rest.js';
+import { restRoutes, scopeChecks } from '../transports/rest.js';
 import { authenticate } from './authenticate.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { notFoundHandler, problemHandler } from './problem-handler.js';
@@ -49,6 +49,7 @@ export function createApp(options: AppOptions): express.Express {
   api.use(requireJsonBody);
   api.use(express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }));
   api.use(authenticate(options.deps.db, verifyApiKey));
+  api.use(scopeChecks(options.handlers));
   api.use(requestValidator(document));
   api.use(restRoutes(options.handlers, options.deps));
   app.use(API_PREFIX, api);

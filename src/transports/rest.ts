@@ -11,14 +11,30 @@ function idempotencyHeader(req: Request): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * Scope checks run before request validation, so a key without the scope learns nothing about the schema.
+ * Each route only checks and passes on (next), the operation itself runs in restRoutes().
+ */
+export function scopeChecks(handlers: readonly BoundHandler[]): Router {
+  const router = Router();
+  for (const { operation } of handlers) {
+    router[operation.method](expressPath(operation.path), (_req, res, next) => {
+      const auth = res.locals.auth as AuthContext;
+      if (!hasScope(auth.scopes, operation.scope)) {
+        next(new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`));
+        return;
+      }
+      next();
+    });
+  }
+  return router;
+}
+
 export function restRoutes(handlers: readonly BoundHandler[], deps: ServiceDeps): Router {
   const router = Router();
   for (const { operation, handle } of handlers) {
     router[operation.method](expressPath(operation.path), async (req, res) => {
       const auth = res.locals.auth as AuthContext;
-      if (!hasScope(auth.scopes, operation.scope)) {
-        throw new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`);
-      }
       const input = parseOperationInput(operation, {
         params: req.params,
         query: req.query,
