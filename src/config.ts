@@ -5,9 +5,9 @@ import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
-const booleanFlag = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no'] });
+const port = z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0, 'must be a port number').max(65535, 'must be a port number (0-65535)');
+const positiveInt = z.coerce.number({ error: 'must be a positive whole number' }).int('must be a positive whole number').positive('must be a positive whole number');
+const booleanFlag = z.stringbool({ truthy: ['true', '1', 'yes'], falsy: ['false', '0', 'no'], error: 'must be true or false' });
 
 const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -41,7 +41,7 @@ const EnvSchema = z.object({
   PORT: port.default(3000),
   WORKER_HEALTH_PORT: port.default(3001),
   PARTITIONS: positiveInt.max(256).default(os.availableParallelism()),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   BOOTSTRAP_API_KEY: z
     .string()
@@ -78,6 +78,9 @@ export type Config = Readonly<{
 
 export class ConfigError extends Error {}
 
+/** Never echoed back, not even in a configuration error. */
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY']);
+
 /** Empty strings count as unset, so `PORT= npm start` means the default. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== '')) as Record<
@@ -91,7 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    const given = name in env ? ` (got ${JSON.stringify(env[name])})` : '';
+    const given = name in env && !SECRET_VARIABLES.has(name) ? ` (got ${JSON.stringify(env[name])})` : '';
     throw new ConfigError(`Invalid configuration: ${name} ${issue.message}${given}`);
   }
   const e = parsed.data;

@@ -9,7 +9,7 @@ import { databaseCheck, migrationsCheck, workerCheck } from './http/readiness-ch
 import { createLogger } from './platform/logger.js';
 import { readMigrationFiles } from './platform/migrations.js';
 import { packageVersion } from './platform/paths.js';
-import { createCursors, openDatabase, prepareDatabase } from './runtime.js';
+import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase } from './runtime.js';
 import { assertEveryOperationHandled, boundHandlers } from './transports/handler-registry.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../workers/background.js', import.meta.url));
@@ -20,7 +20,8 @@ const log = createLogger(config.logLevel);
 async function start() {
   assertEveryOperationHandled();
   const database = await openDatabase(config, log);
-  await prepareDatabase(database.pool, config, log);
+  const prepared = await prepareDatabase(database.pool, config, log);
+  if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
   const cursors = await createCursors(config);
   const migrationFiles = await readMigrationFiles();
 

@@ -34,8 +34,8 @@ export async function openDatabase(config: Config, log: Logger, poolSize = confi
   };
 }
 
-/** Migrations, the default workspace and BOOTSTRAP_API_KEY; prints how to get a key when there is none. */
-export async function prepareDatabase(pool: Pool, config: Config, log: Logger): Promise<{ defaultWorkspaceId: string }> {
+/** Migrations, the default workspace and BOOTSTRAP_API_KEY. */
+export async function prepareDatabase(pool: Pool, config: Config, log: Logger): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
   const applied = await migrate(pool);
   if (applied.length) log.info({ versions: applied }, 'migrations applied');
   const workspace = await ensureDefaultWorkspace(pool);
@@ -43,19 +43,17 @@ export async function prepareDatabase(pool: Pool, config: Config, log: Logger): 
     const outcome = await ensureBootstrapApiKey(pool, workspace.id, config.bootstrapApiKey);
     log.info({ outcome }, 'bootstrap API key checked');
   }
-  if ((await countActiveApiKeys(pool)) === 0) {
-    process.stdout.write(
-      [
-        '',
-        'No API key exists yet. Create one (printed once) with:',
-        '    npm run cli -- keys create --name admin',
-        'or start with BOOTSTRAP_API_KEY=service_<12 letters/digits>_<40 letters/digits> to seed one.',
-        '',
-      ].join('\n'),
-    );
-  }
-  return { defaultWorkspaceId: workspace.id };
+  return { defaultWorkspaceId: workspace.id, hasApiKeys: (await countActiveApiKeys(pool)) > 0 };
 }
+
+export const FIRST_KEY_HINT = [
+  '',
+  'No API key exists yet. Create one (it is printed once) with:',
+  '    npm run cli -- keys create --name admin',
+  'or start with BOOTSTRAP_API_KEY=service_<12 letters/digits>_<40 letters/digits> to seed one.',
+  '',
+  '',
+].join('\n');
 
 export async function createCursors(config: Config): Promise<CursorCodec> {
   const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);

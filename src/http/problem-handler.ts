@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
 import { InvalidCursorError } from '../platform/cursor.js';
-import { sqlState } from '../platform/database.js';
+import { isConnectionError, sqlState } from '../platform/database.js';
 
 export function sendProblem(res: Response, error: ProblemError): void {
   for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
@@ -39,6 +39,9 @@ export function toProblem(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
   if (error instanceof InvalidCursorError) return new ProblemError('invalid_request', `invalid cursor: ${error.message}`, { errors: [{ path: 'query.cursor', message: error.message }] });
   if (error instanceof z.ZodError) return new ProblemError('invalid_request', 'the request is invalid', { errors: zodIssuesToFieldErrors(error, '') });
+  if (isConnectionError(error)) {
+    return new ProblemError('service_unavailable', 'the database is unreachable; retry shortly', { headers: { 'Retry-After': '2' } });
+  }
   const state = sqlState(error);
   // Values that passed validation but that PostgreSQL still refuses are the client's, not ours.
   if (state === '22P02' || state === '22003' || state === '22007' || state === '22008' || state === '54000') {
@@ -69,7 +72,7 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
 export const problemHandler: ErrorRequestHandler = (error, req, res, _next) => {
   const known = toProblem(error);
   if (known) {
-    if (known.status >= 500) req.log?.error({ err: error }, 'request failed');
+    if (known.status >= 500) req.log?.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
     sendProblem(res, known);
     return;
   }

@@ -7,7 +7,7 @@ export function requestValidator(document: object): RequestHandler[] {
   const apiSpec = structuredClone(document) as never;
   return OpenApiValidator.middleware({
     apiSpec,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, allErrors: true },
     validateResponses: false,
     validateSecurity: false,
     validateApiSpec: true,

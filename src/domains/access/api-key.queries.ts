@@ -86,3 +86,12 @@ export function listApiKeys(db: Sql, cursors: CursorCodec, workspaceId: string, 
     page,
   );
 }
+
+/** For operators (CLI): revoke by id in whatever workspace the key lives. */
+export async function revokeApiKeyById(db: Sql, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE api_keys SET revoked_at = now() WHERE id::text = $1 AND revoked_at IS NULL`,
+    [id],
+  );
+  return (rowCount ?? 0) > 0;
+}

@@ -1,0 +1,63 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/contract/registry.js';
+import { ALL_SCOPES } from '../../src/contract/scopes.js';
+import { packageVersion } from '../../src/platform/paths.js';
+import { assertEveryOperationHandled } from '../../src/transports/handler-registry.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+let document: any;
+beforeAll(async () => {
+  service = await startTestService();
+  const res = await fetch(`${service.baseUrl}/api/openapi.json`);
+  expect(res.status).toBe(200);
+  document = await res.json();
+});
+afterAll(async () => service?.close());
+
+describe('the served OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document according to an independent validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(document.info.version).toBe(packageVersion);
+  });
+
+  it('lists every registered operation at its path and method, with a unique operationId', () => {
+    const ids = new Set<string>();
+    for (const op of operations) {
+      const entry = document.paths[`/api/v1${op.path}`]?.[op.method];
+      expect(entry, `${op.method} ${op.path}`).toBeDefined();
+      expect(entry.operationId).toBe(op.name);
+      expect(ids.has(op.name)).toBe(false);
+      ids.add(op.name);
+    }
+    const documented = Object.values(document.paths).flatMap((p: any) => Object.keys(p));
+    expect(documented).toHaveLength(operations.length);
+  });
+
+  it('names the scope, the security scheme, a summary and problem+json errors for each operation', () => {
+    for (const op of operations) {
+      const entry = document.paths[`/api/v1${op.path}`][op.method];
+      expect(entry['x-required-scope']).toBe(op.scope);
+      expect(ALL_SCOPES).toContain(entry['x-required-scope']);
+      expect(entry.description).toContain(op.scope);
+      expect(entry.summary).toBeTruthy();
+      expect(entry.security).toEqual([{ apiKey: [] }]);
+      for (const status of ['400', '401', '403', '500']) {
+        expect(entry.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+      }
+      expect(entry.responses[String(op.successStatus)]).toBeDefined();
+      const idempotencyHeader = (entry.parameters ?? []).find((p: any) => p.in === 'header' && p.name === 'idempotency-key');
+      expect(Boolean(idempotencyHeader), op.name).toBe(Boolean(op.idempotent));
+    }
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('has a handler for every operation and no handler without an operation', () => {
+    expect(() => assertEveryOperationHandled()).not.toThrow();
+  });
+});

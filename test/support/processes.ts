@@ -1,0 +1,72 @@
+// Real service processes for tests: spawn the built entry points, wait for readiness, stop them with a signal.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { projectRoot } from '../../src/platform/paths.js';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output(): string;
+  waitForReady(timeoutMs?: number): Promise<void>;
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+  delete env.DATABASE_URL;
+  delete env.TEST_DATABASE_URL;
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export function spawnService(env: NodeJS.ProcessEnv, port: number): ServiceProcess {
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    child,
+    baseUrl,
+    output: () => output,
+    async waitForReady(timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        if (child.exitCode !== null) throw new Error(`service exited (${child.exitCode}):\n${output}`);
+        const status = await fetch(`${baseUrl}/ready`).then((r) => r.status, () => 0);
+        if (status === 200) return;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error(`service not ready in ${timeoutMs} ms:\n${output}`);
+    },
+    stop(signal = 'SIGINT', timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        if (child.exitCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`service did not stop within ${timeoutMs} ms:\n${output}`));
+        }, timeoutMs);
+        child.once('exit', (code, sig) => {
+          clearTimeout(timer);
+          resolve({ code, signal: sig });
+        });
+        child.kill(signal);
+      });
+    },
+  };
+}

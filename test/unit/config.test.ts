@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDurationList } from '../../src/config.js';
+
+describe('configuration from the environment', () => {
+  it('applies the contract defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      workerHealthPort: 3001,
+      databaseUrl: undefined,
+      webhookTimeoutMs: 10_000,
+      webhookAllowPrivateTargets: false,
+      maxBodyBytes: 1_048_576,
+      logLevel: 'info',
+    });
+    expect(config.webhookRetryScheduleMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000]);
+    expect(config.partitions).toBeGreaterThanOrEqual(1);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('parses given values and treats empty strings as unset', () => {
+    const config = loadConfig({ PORT: '8080', PARTITIONS: '4', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1s,2s', LOG_LEVEL: '' });
+    expect(config).toMatchObject({ port: 8080, partitions: 4, webhookAllowPrivateTargets: true, logLevel: 'info' });
+    expect(config.webhookRetryScheduleMs).toEqual([1000, 2000]);
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PARTITIONS', '0'],
+    ['LOG_LEVEL', 'loud'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
+    ['WEBHOOK_RETRY_SCHEDULE', '1m,soon'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['MAX_BODY_BYTES', '-1'],
+  ])('refuses %s=%s with an error naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+  });
+
+  it('never echoes a secret variable in its error', () => {
+    const secret = 'service_short_key';
+    expect(() => loadConfig({ BOOTSTRAP_API_KEY: secret })).toThrow(/BOOTSTRAP_API_KEY/);
+    try {
+      loadConfig({ BOOTSTRAP_API_KEY: secret });
+    } catch (error) {
+      expect((error as Error).message).not.toContain(secret);
+    }
+  });
+
+  it('parses duration lists', () => {
+    expect(parseDurationList('500ms, 30s,5m,2h,1d')).toEqual([500, 30_000, 300_000, 7_200_000, 86_400_000]);
+    expect(() => parseDurationList('5 minutes')).toThrow(/not a duration/);
+  });
+
+  it('stops the process with one clear line, not a stack', () => {
+    const run = spawnSync(process.execPath, ['dist/src/main.js'], { env: { ...process.env, PORT: 'abc' }, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be a port number (got "abc")']);
+  });
+});
