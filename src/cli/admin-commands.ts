@@ -1,8 +1,8 @@
 // Operator commands that work on the database directly (no API key needed yet): migrate, keys, workspaces.
 import type { Config } from '../config.js';
 import { ADMIN_SCOPES, isScope } from '../contract/scopes.js';
-import { createApiKey } from '../domains/access/index.js';
-import { revokeApiKeyById } from '../domains/access/api-key.queries.js';
+import { createApiKey, revokeApiKeyById } from '../domains/access/index.js';
+
 import { createWorkspace } from '../domains/workspaces/index.js';
 import type { Logger } from '../platform/logger.js';
 import { openDatabase, prepareDatabase } from '../runtime.js';

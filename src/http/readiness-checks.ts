@@ -1,7 +1,7 @@
 // The web service's readiness checks: database reachable, migrations applied, a worker alive.
 import type { Pool } from '../platform/database.js';
 import { migrationStatus, type MigrationFile } from '../platform/migrations.js';
-import { countLiveWorkers, HEARTBEAT_STALE_SECONDS } from '../jobs/worker-heartbeat.queries.js';
+import { countLiveWorkers, HEARTBEAT_STALE_SECONDS } from '../jobs/index.js';
 import type { ReadinessCheck } from './health.js';
 
 export function databaseCheck(db: Pool): ReadinessCheck {

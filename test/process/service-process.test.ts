@@ -33,14 +33,14 @@ describe('the service process on an external PostgreSQL (DATABASE_URL)', () => {
     cleanups.push(() => service.stop('SIGKILL'));
     await service.waitForReady();
 
-    const ready = await (await fetch(`${service.baseUrl}/ready`)).json();
+    const ready = (await (await fetch(`${service.baseUrl}/ready`)).json()) as any;
     expect(ready.checks).toMatchObject({ database: { status: 'ok' }, migrations: { status: 'ok' }, worker: { status: 'ok' } });
     expect((await fetch(`http://127.0.0.1:${workerPort}/health`)).status).toBe(200);
 
     const headers = { authorization: `Bearer ${bootstrap.key}`, 'content-type': 'application/json' };
     const created = await fetch(`${service.baseUrl}/api/v1/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'Acme' }) });
     expect(created.status).toBe(201);
-    const { apiKey } = await created.json();
+    const { apiKey } = (await created.json()) as { apiKey: string };
     expect((await fetch(`${service.baseUrl}/api/v1/api-keys`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(200);
     expect((await fetch(`${service.baseUrl}/api/v1/api-keys`, { headers: { authorization: `Bearer ${apiKey}x` } })).status).toBe(401);
 

@@ -2,5 +2,5 @@
 export { apiKeyContract } from './api-key.contract.js';
 export { apiKeyHandlers } from './api-key.handlers.js';
 export { createApiKey, verifyApiKey, ensureBootstrapApiKey } from './api-key.service.js';
-export { countActiveApiKeys } from './api-key.queries.js';
+export { countActiveApiKeys, revokeApiKeyById } from './api-key.queries.js';
 export type { CreatedApiKey } from './api-key.schemas.js';

@@ -1,0 +1,128 @@
+// SQL of customers: parameterized, explicit columns, one row mapper; every statement is scoped to a workspace.
+import type { CursorCodec } from '../../platform/cursor.js';
+import type { Sql } from '../../platform/database.js';
+import { keysetPage } from '../../platform/pagination.js';
+import type { CreateCustomerBody, Customer, ListCustomersQuery, UpdateCustomerBody } from './customer.schemas.js';
+
+const COLUMNS = 'id, source_id, email, name, metadata, created_at, updated_at';
+
+interface CustomerRow {
+  [column: string]: unknown;
+  id: string;
+  source_id: string | null;
+  email: string | null;
+  name: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toCustomer(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    sourceId: row.source_id,
+    email: row.email,
+    name: row.name,
+    metadata: row.metadata,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function insertValues(workspaceId: string, fields: CreateCustomerBody): unknown[] {
+  return [workspaceId, fields.sourceId ?? null, fields.email ?? null, fields.name ?? null, fields.metadata ?? {}];
+}
+
+/** Throws UNIQUE_VIOLATION (customers_source_id_unique) when the sourceId exists in the workspace. */
+export async function insertCustomer(db: Sql, workspaceId: string, fields: CreateCustomerBody): Promise<Customer> {
+  const { rows } = await db.query<CustomerRow>(
+    `INSERT INTO customers (workspace_id, source_id, email, name, metadata) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+    insertValues(workspaceId, fields),
+  );
+  return toCustomer(rows[0]!);
+}
+
+/** Inserts unless the sourceId exists (or is being inserted by a concurrent transaction): undefined then. */
+export async function insertCustomerIfAbsent(
+  db: Sql,
+  workspaceId: string,
+  fields: CreateCustomerBody & { sourceId: string },
+): Promise<Customer | undefined> {
+  const { rows } = await db.query<CustomerRow>(
+    `INSERT INTO customers (workspace_id, source_id, email, name, metadata) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING ${COLUMNS}`,
+    insertValues(workspaceId, fields),
+  );
+  return rows[0] && toCustomer(rows[0]);
+}
+
+export async function findCustomer(db: Sql, workspaceId: string, id: string): Promise<Customer | undefined> {
+  const { rows } = await db.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND id = $2`, [
+    workspaceId,
+    id,
+  ]);
+  return rows[0] && toCustomer(rows[0]);
+}
+
+export async function findCustomerBySourceId(db: Sql, workspaceId: string, sourceId: string): Promise<Customer | undefined> {
+  const { rows } = await db.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND source_id = $2`, [
+    workspaceId,
+    sourceId,
+  ]);
+  return rows[0] && toCustomer(rows[0]);
+}
+
+/** Each field is set only when its flag is true, so `null` (clear) and "left out" stay distinct. */
+export async function updateCustomer(
+  db: Sql,
+  workspaceId: string,
+  id: string,
+  patch: UpdateCustomerBody,
+): Promise<Customer | undefined> {
+  const { rows } = await db.query<CustomerRow>(
+    `UPDATE customers SET
+       source_id = CASE WHEN $3::boolean THEN $4::text ELSE source_id END,
+       email = CASE WHEN $5::boolean THEN $6::text ELSE email END,
+       name = CASE WHEN $7::boolean THEN $8::text ELSE name END,
+       metadata = CASE WHEN $9::boolean THEN $10::jsonb ELSE metadata END,
+       updated_at = now()
+     WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    [
+      workspaceId,
+      id,
+      patch.sourceId !== undefined,
+      patch.sourceId ?? null,
+      patch.email !== undefined,
+      patch.email ?? null,
+      patch.name !== undefined,
+      patch.name ?? null,
+      patch.metadata !== undefined,
+      patch.metadata ?? null,
+    ],
+  );
+  return rows[0] && toCustomer(rows[0]);
+}
+
+export async function deleteCustomer(db: Sql, workspaceId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM customers WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export function listCustomers(db: Sql, cursors: CursorCodec, workspaceId: string, request: ListCustomersQuery) {
+  const where = ['workspace_id = $1'];
+  const params: unknown[] = [workspaceId];
+  if (request.sourceId !== undefined) {
+    params.push(request.sourceId);
+    where.push(`source_id = $${params.length}`);
+  }
+  if (request.email !== undefined) {
+    params.push(request.email);
+    where.push(`lower(email) = lower($${params.length})`);
+  }
+  return keysetPage<CustomerRow, Customer>(
+    db,
+    cursors,
+    { list: 'customers.list', from: 'customers', columns: COLUMNS, where, params, map: toCustomer },
+    request,
+  );
+}

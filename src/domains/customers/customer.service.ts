@@ -1,0 +1,76 @@
+// Customer use cases: create/update with the sourceId conflict mapped to 409, the customer.created outbox event
+// written in the creating transaction, and upsertCustomer() for the redemption engine.
+import type { CustomerReference } from '../../contract/common.schemas.js';
+import { problem } from '../../contract/problems.js';
+import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { recordEvent } from '../events/index.js';
+import { findCustomer, findCustomerBySourceId, insertCustomer, insertCustomerIfAbsent, updateCustomer } from './customer.queries.js';
+import type { CreateCustomerBody, Customer, UpdateCustomerBody } from './customer.schemas.js';
+
+function isSourceIdConflict(error: unknown): boolean {
+  return (
+    sqlState(error) === UNIQUE_VIOLATION &&
+    (error as { constraint?: unknown }).constraint === 'customers_source_id_unique'
+  );
+}
+
+function sourceIdConflict(sourceId: string | null | undefined) {
+  return problem('conflict', `a customer with sourceId ${JSON.stringify(sourceId)} exists in this workspace`);
+}
+
+async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
+  await recordEvent(tx, workspaceId, 'customer.created', {
+    customerId: customer.id,
+    ...(customer.sourceId !== null ? { sourceId: customer.sourceId } : {}),
+    ...(customer.email !== null ? { email: customer.email } : {}),
+  });
+}
+
+export async function createCustomer(db: Pool, workspaceId: string, fields: CreateCustomerBody): Promise<Customer> {
+  try {
+    return await withTransaction(db, async (tx) => {
+      const customer = await insertCustomer(tx, workspaceId, fields);
+      await recordCustomerCreated(tx, workspaceId, customer);
+      return customer;
+    });
+  } catch (error) {
+    if (isSourceIdConflict(error)) throw sourceIdConflict(fields.sourceId);
+    throw error;
+  }
+}
+
+export async function changeCustomer(db: Sql, workspaceId: string, id: string, patch: UpdateCustomerBody): Promise<Customer> {
+  let customer: Customer | undefined;
+  try {
+    customer = await updateCustomer(db, workspaceId, id, patch);
+  } catch (error) {
+    if (isSourceIdConflict(error)) throw sourceIdConflict(patch.sourceId);
+    throw error;
+  }
+  if (!customer) throw problem('not_found', 'no such customer');
+  return customer;
+}
+
+// A row that conflicted but is gone by the time we read it was deleted concurrently: insert again, a few times at most.
+const UPSERT_ATTEMPTS = 3;
+
+/**
+ * The customer a redemption names, inside the caller's transaction: by `id` (undefined when not in this workspace),
+ * else by `sourceId`, created with customer.created when unknown. Concurrent upserts of one new sourceId create one
+ * customer and one event: the losers' ON CONFLICT waits for the winner's commit, then reads its row.
+ */
+export async function upsertCustomer(tx: Sql, workspaceId: string, ref: CustomerReference): Promise<Customer | undefined> {
+  if (ref.id !== undefined) return findCustomer(tx, workspaceId, ref.id);
+  const sourceId = ref.sourceId;
+  if (sourceId === undefined) return undefined;
+  for (let attempt = 0; attempt < UPSERT_ATTEMPTS; attempt++) {
+    const created = await insertCustomerIfAbsent(tx, workspaceId, { ...ref, sourceId });
+    if (created) {
+      await recordCustomerCreated(tx, workspaceId, created);
+      return created;
+    }
+    const existing = await findCustomerBySourceId(tx, workspaceId, sourceId);
+    if (existing) return existing;
+  }
+  throw new Error(`customer ${sourceId} kept disappearing during upsert`);
+}
