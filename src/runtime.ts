@@ -36,6 +36,7 @@ export async function openDatabase(config: Config, log: Logger, poolSize = confi
 
 /** Migrations, the default workspace and BOOTSTRAP_API_KEY. */
 export async function prepareDatabase(pool: Pool, config: Config, log: Logger): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
+  await assertSupportedPostgres(pool);
   const applied = await migrate(pool);
   if (applied.length) log.info({ versions: applied }, 'migrations applied');
   const workspace = await ensureDefaultWorkspace(pool);
@@ -44,6 +45,16 @@ export async function prepareDatabase(pool: Pool, config: Config, log: Logger): 
     log.info({ outcome }, 'bootstrap API key checked');
   }
   return { defaultWorkspaceId: workspace.id, hasApiKeys: (await countActiveApiKeys(pool)) > 0 };
+}
+
+const MINIMUM_SERVER_VERSION = 150000;
+
+async function assertSupportedPostgres(pool: Pool): Promise<void> {
+  const { rows } = await pool.query<{ server_version_num: string }>('SHOW server_version_num');
+  const version = Number(rows[0]?.server_version_num);
+  if (version < MINIMUM_SERVER_VERSION) {
+    throw new Error(`PostgreSQL 15 or newer is required; this server is ${Math.floor(version / 10000)}`);
+  }
 }
 
 export const FIRST_KEY_HINT = [
