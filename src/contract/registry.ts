@@ -1,11 +1,15 @@
 // The one list of all operations. Every face (REST, OpenAPI, RPC, client, CLI, MCP) is built from it.
 import { apiKeyContract } from '../domains/access/api-key.contract.js';
+import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
+import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
 import type { Operation } from './operation.js';
 
 export const operations: readonly Operation[] = Object.freeze([
   ...Object.values(workspaceContract),
   ...Object.values(apiKeyContract),
+  ...Object.values(campaignContract),
+  ...Object.values(voucherContract),
   ...Object.values(customerContract),
 ]);

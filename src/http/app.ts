@@ -10,7 +10,7 @@ import { requestValidator } from '../transports/request-validator.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
 import { authenticate } from './authenticate.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
-import { notFoundHandler, problemHandler } from './problem-handler.js';
+import { hasRequestContent, notFoundHandler, problemHandler } from './problem-handler.js';
 import { requestContext } from './request-context.js';
 
 export interface AppOptions {
@@ -25,7 +25,8 @@ export interface AppOptions {
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 const requireJsonBody: RequestHandler = (req, _res, next) => {
-  if (typeis.hasBody(req) && !typeis(req, JSON_TYPES)) {
+  // `Content-Length: 0` (what fetch sends for a bodiless POST) is no body, whatever its type says.
+  if (hasRequestContent(req) && !typeis(req, JSON_TYPES)) {
     next(new ProblemError('unsupported_media_type', 'send the body as application/json'));
     return;
   }

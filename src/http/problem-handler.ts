@@ -1,5 +1,5 @@
 // Renders every error as RFC 9457 application/problem+json. Unknown errors become internal_error, never a stack.
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
 import { InvalidCursorError } from '../platform/cursor.js';
@@ -69,8 +69,16 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ProblemError('not_found', `no route for ${req.method} ${req.path}`));
 };
 
+export function hasRequestContent(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 export const problemHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  const known = toProblem(error);
+  let known = toProblem(error);
+  // The validator calls a missing body an unsupported media type; for the client it is a missing body.
+  if (known?.code === 'unsupported_media_type' && !hasRequestContent(req)) {
+    known = new ProblemError('invalid_request', 'this operation needs a JSON body', { errors: [{ path: 'body', message: 'required' }] });
+  }
   if (known) {
     if (known.status >= 500) req.log?.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
     sendProblem(res, known);

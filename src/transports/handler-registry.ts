@@ -2,10 +2,12 @@
 import type { BoundHandler } from '../contract/handler.js';
 import { operations } from '../contract/registry.js';
 import { apiKeyHandlers } from '../domains/access/index.js';
+import { campaignHandlers } from '../domains/campaigns/index.js';
 import { customerHandlers } from '../domains/customers/index.js';
+import { voucherHandlers } from '../domains/vouchers/index.js';
 import { workspaceHandlers } from '../domains/workspaces/index.js';
 
-export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...customerHandlers];
+export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers];
 
 export function assertEveryOperationHandled(handlers: readonly BoundHandler[] = boundHandlers): void {
   const handled = new Set(handlers.map((h) => h.operation.name));

@@ -106,3 +106,11 @@ describe('no client input produces a 500', () => {
     );
   });
 });
+
+describe('bodiless requests', () => {
+  it('treats an empty POST without a content type as no body, not as 415', async () => {
+    const res = await api.request('POST', '/api/v1/api-keys', { headers: { 'content-length': '0' } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+  });
+});

@@ -1,0 +1,64 @@
+// Campaign operations.
+import { z } from 'zod';
+import { ListQuery, listEnvelope, Uuid } from '../../contract/common.schemas.js';
+import { defineOperation } from '../../contract/operation.js';
+import { Campaign, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
+
+const tags = ['Campaigns'];
+const params = z.object({ id: Uuid });
+
+export const campaignContract = {
+  createCampaign: defineOperation({
+    name: 'campaigns.create',
+    method: 'post',
+    path: '/campaigns',
+    scope: 'campaigns:write',
+    summary: 'Create a campaign',
+    description: 'The `voucher` template is copied into each voucher created in the campaign, for the fields its creation leaves out.',
+    tags,
+    body: CreateCampaignBody,
+    output: Campaign,
+    successStatus: 201,
+  }),
+  listCampaigns: defineOperation({
+    name: 'campaigns.list',
+    method: 'get',
+    path: '/campaigns',
+    scope: 'campaigns:read',
+    summary: 'List campaigns, newest first',
+    tags,
+    query: ListQuery,
+    output: listEnvelope(Campaign, 'CampaignList'),
+  }),
+  getCampaign: defineOperation({
+    name: 'campaigns.get',
+    method: 'get',
+    path: '/campaigns/{id}',
+    scope: 'campaigns:read',
+    summary: 'Get a campaign',
+    tags,
+    params,
+    output: Campaign,
+  }),
+  updateCampaign: defineOperation({
+    name: 'campaigns.update',
+    method: 'patch',
+    path: '/campaigns/{id}',
+    scope: 'campaigns:write',
+    summary: 'Update a campaign',
+    description: 'Fields left out keep their value; `type` cannot change. Existing vouchers keep what they copied from the template.',
+    tags,
+    params,
+    body: UpdateCampaignBody,
+    output: Campaign,
+  }),
+  deleteCampaign: defineOperation({
+    name: 'campaigns.delete',
+    method: 'delete',
+    path: '/campaigns/{id}',
+    scope: 'campaigns:write',
+    summary: 'Delete a campaign and all its vouchers',
+    tags,
+    params,
+  }),
+};

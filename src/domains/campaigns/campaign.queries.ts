@@ -1,0 +1,142 @@
+// SQL of campaigns: parameterized, explicit columns, one row mapper.
+import type { CursorCodec } from '../../platform/cursor.js';
+import type { Sql } from '../../platform/database.js';
+import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import type { VoucherTemplate } from '../vouchers/voucher.schemas.js';
+import type { Campaign, CampaignType, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
+
+const COLUMNS = `id, workspace_id, name, type, active, start_date, expiration_date, priority, exclusive, currency,
+  voucher_template, validation_rule_ids, metadata, created_at, updated_at`;
+const UPDATED_COLUMNS = `c.id, c.workspace_id, c.name, c.type, c.active, c.start_date, c.expiration_date, c.priority,
+  c.exclusive, c.currency, c.voucher_template, c.validation_rule_ids, c.metadata, c.created_at, c.updated_at`;
+
+interface CampaignRow {
+  [column: string]: unknown;
+  id: string;
+  workspace_id: string;
+  name: string;
+  type: CampaignType;
+  active: boolean;
+  start_date: Date | null;
+  expiration_date: Date | null;
+  priority: number;
+  exclusive: boolean;
+  currency: string | null;
+  voucher_template: VoucherTemplate | null;
+  validation_rule_ids: string[];
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toCampaign(row: CampaignRow): Campaign {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    active: row.active,
+    startDate: row.start_date?.toISOString() ?? null,
+    expirationDate: row.expiration_date?.toISOString() ?? null,
+    priority: row.priority,
+    exclusive: row.exclusive,
+    currency: row.currency,
+    voucher: row.voucher_template,
+    validationRuleIds: row.validation_rule_ids,
+    metadata: row.metadata,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+export async function insertCampaign(db: Sql, workspaceId: string, campaign: CreateCampaignBody): Promise<Campaign> {
+  const { rows } = await db.query<CampaignRow>(
+    `INSERT INTO campaigns (workspace_id, name, type, active, start_date, expiration_date, priority, exclusive, currency,
+       voucher_template, validation_rule_ids, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+    [
+      workspaceId,
+      campaign.name,
+      campaign.type,
+      campaign.active,
+      campaign.startDate ?? null,
+      campaign.expirationDate ?? null,
+      campaign.priority,
+      campaign.exclusive,
+      campaign.currency ?? null,
+      campaign.voucher ?? null,
+      campaign.validationRuleIds,
+      campaign.metadata,
+    ],
+  );
+  return toCampaign(rows[0]!);
+}
+
+export async function findCampaign(db: Sql, workspaceId: string, id: string): Promise<Campaign | undefined> {
+  const { rows } = await db.query<CampaignRow>(`SELECT ${COLUMNS} FROM campaigns WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  return rows[0] && toCampaign(rows[0]);
+}
+
+/**
+ * Applies the fields present in the patch ($3 names them). Undefined when the campaign is missing or the merged
+ * dates are out of order: the caller tells the two apart.
+ */
+export async function updateCampaign(
+  db: Sql,
+  workspaceId: string,
+  id: string,
+  patch: Omit<UpdateCampaignBody, 'type'>,
+): Promise<Campaign | undefined> {
+  const present = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
+  const { rows } = await db.query<CampaignRow>(
+    `WITH next AS (
+       SELECT id,
+         CASE WHEN 'name' = ANY($3) THEN $4::text ELSE name END AS name,
+         CASE WHEN 'active' = ANY($3) THEN $5::boolean ELSE active END AS active,
+         CASE WHEN 'startDate' = ANY($3) THEN $6::timestamptz ELSE start_date END AS start_date,
+         CASE WHEN 'expirationDate' = ANY($3) THEN $7::timestamptz ELSE expiration_date END AS expiration_date,
+         CASE WHEN 'priority' = ANY($3) THEN $8::int ELSE priority END AS priority,
+         CASE WHEN 'exclusive' = ANY($3) THEN $9::boolean ELSE exclusive END AS exclusive,
+         CASE WHEN 'currency' = ANY($3) THEN $10::text ELSE currency END AS currency,
+         CASE WHEN 'voucher' = ANY($3) THEN $11::jsonb ELSE voucher_template END AS voucher_template,
+         CASE WHEN 'validationRuleIds' = ANY($3) THEN $12::uuid[] ELSE validation_rule_ids END AS validation_rule_ids,
+         CASE WHEN 'metadata' = ANY($3) THEN $13::jsonb ELSE metadata END AS metadata
+       FROM campaigns WHERE workspace_id = $1 AND id = $2 FOR UPDATE
+     )
+     UPDATE campaigns c SET name = n.name, active = n.active, start_date = n.start_date, expiration_date = n.expiration_date,
+       priority = n.priority, exclusive = n.exclusive, currency = n.currency, voucher_template = n.voucher_template,
+       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, updated_at = now()
+     FROM next n
+     WHERE c.id = n.id AND (n.start_date IS NULL OR n.expiration_date IS NULL OR n.start_date <= n.expiration_date)
+     RETURNING ${UPDATED_COLUMNS}`,
+    [
+      workspaceId,
+      id,
+      present,
+      patch.name ?? null,
+      patch.active ?? null,
+      patch.startDate ?? null,
+      patch.expirationDate ?? null,
+      patch.priority ?? null,
+      patch.exclusive ?? null,
+      patch.currency ?? null,
+      patch.voucher ?? null,
+      patch.validationRuleIds ?? null,
+      patch.metadata ?? null,
+    ],
+  );
+  return rows[0] && toCampaign(rows[0]);
+}
+
+export async function deleteCampaign(db: Sql, workspaceId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM campaigns WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export function listCampaigns(db: Sql, cursors: CursorCodec, workspaceId: string, page: PageRequest) {
+  return keysetPage<CampaignRow, Campaign>(
+    db,
+    cursors,
+    { list: 'campaigns.list', from: 'campaigns', columns: COLUMNS, where: ['workspace_id = $1'], params: [workspaceId], map: toCampaign },
+    page,
+  );
+}

@@ -1,0 +1,62 @@
+// Campaign resources: a campaign groups vouchers and holds the template its vouchers inherit from.
+import { z } from 'zod';
+import { Currency, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
+
+export const CampaignType = z
+  .enum(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM', 'PROMOTION'])
+  .meta({ id: 'CampaignType' });
+export type CampaignType = z.infer<typeof CampaignType>;
+
+export const Campaign = z
+  .object({
+    id: Uuid,
+    name: z.string().trim().min(1).max(200),
+    type: CampaignType,
+    active: z.boolean(),
+    startDate: Timestamp.nullable(),
+    expirationDate: Timestamp.nullable(),
+    priority: Priority,
+    exclusive: z.boolean().meta({ description: 'An exclusive voucher cannot be stacked with others.' }),
+    currency: Currency.nullable(),
+    voucher: VoucherTemplate.nullable(),
+    validationRuleIds: ValidationRuleIds,
+    metadata: Metadata,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'Campaign' });
+export type Campaign = z.infer<typeof Campaign>;
+
+const settings = Campaign.pick({
+  name: true,
+  active: true,
+  startDate: true,
+  expirationDate: true,
+  priority: true,
+  exclusive: true,
+  currency: true,
+  voucher: true,
+  validationRuleIds: true,
+  metadata: true,
+});
+
+export const CreateCampaignBody = settings
+  .partial()
+  .extend({
+    name: Campaign.shape.name,
+    type: CampaignType,
+    active: z.boolean().default(true),
+    priority: Priority.default(0),
+    exclusive: z.boolean().default(false),
+    validationRuleIds: ValidationRuleIds.default([]),
+    metadata: Metadata.default({}),
+  })
+  .refine(datesInOrder, DATES_OUT_OF_ORDER);
+export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
+
+export const UpdateCampaignBody = settings
+  .partial()
+  .extend({ type: CampaignType.optional().meta({ description: 'Immutable: accepted only when it equals the current type.' }) })
+  .refine(datesInOrder, DATES_OUT_OF_ORDER);
+export type UpdateCampaignBody = z.infer<typeof UpdateCampaignBody>;

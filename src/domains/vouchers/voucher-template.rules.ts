@@ -1,0 +1,95 @@
+// Applies a campaign's voucher template to a new voucher: fields the request leaves out come from the template. Pure.
+import type { ProblemFieldError } from '../../contract/problems.js';
+import type { Discount } from './discount.schemas.js';
+import type { CreateVoucherBody, VoucherTemplate, VoucherType } from './voucher.schemas.js';
+
+/** The parts of a campaign that shape its vouchers. */
+export interface TemplateSource {
+  type: string;
+  currency: string | null;
+  voucher: VoucherTemplate | null;
+}
+
+export interface VoucherFields {
+  type: VoucherType;
+  discount: Discount | null;
+  giftAmount: number | null;
+  currency: string | null;
+  active: boolean;
+  startDate: string | null;
+  expirationDate: string | null;
+  redemptionLimit: number | null;
+  perCustomerLimit: number | null;
+  priority: number | null;
+  exclusive: boolean | null;
+  maxDiscount: number | null;
+  customerId: string | null;
+  validationRuleIds: string[];
+  metadata: Record<string, unknown>;
+}
+
+export type VoucherInput = Omit<CreateVoucherBody, 'code' | 'campaignId'>;
+
+export type TemplateResult = { ok: true; fields: VoucherFields } | { ok: false; errors: ProblemFieldError[] };
+
+const VOUCHER_TYPE_OF_CAMPAIGN: Readonly<Record<string, VoucherType>> = { GIFT_VOUCHERS: 'GIFT_CARD', LOYALTY_PROGRAM: 'LOYALTY_CARD' };
+
+/** An explicit null clears an inherited value; only a field left out (undefined) inherits. */
+function inherit<T>(given: T | null | undefined, inherited: T | null | undefined): T | null {
+  return given !== undefined ? given : (inherited ?? null);
+}
+
+function voucherType(input: VoucherInput, campaign: TemplateSource | undefined): VoucherType | undefined {
+  if (input.type) return input.type;
+  if (!campaign) return undefined;
+  return campaign.voucher?.type ?? VOUCHER_TYPE_OF_CAMPAIGN[campaign.type] ?? 'DISCOUNT';
+}
+
+/** `path` prefixes error paths: `body` for a request, `campaign.voucher` for bulk generation. */
+export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSource | undefined, path = 'body'): TemplateResult {
+  const errors: ProblemFieldError[] = [];
+  const fail = (field: string, message: string) => errors.push({ path: `${path}.${field}`, message });
+  const template: VoucherTemplate = campaign?.voucher ?? {};
+  const type = voucherType(input, campaign);
+  if (!type) return { ok: false, errors: [{ path: `${path}.type`, message: 'type is required unless campaignId is given' }] };
+
+  const discount = type === 'DISCOUNT' ? (input.discount ?? template.discount ?? null) : null;
+  if (type === 'DISCOUNT' && !discount) fail('discount', "a DISCOUNT voucher needs a discount (in the body or the campaign's voucher template)");
+  if (type !== 'DISCOUNT' && input.discount) fail('discount', 'only DISCOUNT vouchers have a discount');
+
+  const gift = type === 'GIFT_CARD' ? (input.gift ?? template.gift) : undefined;
+  if (type === 'GIFT_CARD' && !gift) fail('gift', "a GIFT_CARD voucher needs gift credits (in the body or the campaign's voucher template)");
+  if (type !== 'GIFT_CARD' && input.gift) fail('gift', 'only GIFT_CARD vouchers have gift credits');
+
+  const currency = input.currency ?? input.gift?.currency ?? template.currency ?? gift?.currency ?? null;
+  if (gift && currency !== gift.currency) fail('currency', `currency ${currency} differs from the gift currency ${gift.currency}`);
+  if (campaign?.currency && currency && currency !== campaign.currency) {
+    fail('currency', `currency ${currency} differs from the campaign currency ${campaign.currency}`);
+  }
+
+  const startDate = inherit(input.startDate, template.startDate);
+  const expirationDate = inherit(input.expirationDate, template.expirationDate);
+  if (startDate && expirationDate && Date.parse(expirationDate) < Date.parse(startDate)) fail('expirationDate', 'expirationDate is before startDate');
+  if (errors.length) return { ok: false, errors };
+
+  return {
+    ok: true,
+    fields: {
+      type,
+      discount,
+      giftAmount: gift?.amount ?? null,
+      currency,
+      active: input.active ?? true,
+      startDate,
+      expirationDate,
+      redemptionLimit: inherit(input.redemptionLimit, template.redemptionLimit),
+      perCustomerLimit: inherit(input.perCustomerLimit, template.perCustomerLimit),
+      priority: inherit(input.priority, template.priority),
+      exclusive: inherit(input.exclusive, template.exclusive),
+      maxDiscount: inherit(input.maxDiscount, template.maxDiscount),
+      customerId: input.customerId ?? null,
+      validationRuleIds: input.validationRuleIds ?? [],
+      metadata: input.metadata ?? template.metadata ?? {},
+    },
+  };
+}

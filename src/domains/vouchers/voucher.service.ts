@@ -1,0 +1,151 @@
+// Voucher use cases. Every voucher write goes through here, so the redemption engine can learn of each change.
+import { problem, ProblemError } from '../../contract/problems.js';
+import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { findCampaign, type Campaign } from '../campaigns/index.js';
+import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
+import { applyVoucherTemplate, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
+import {
+  deleteVoucherByCode,
+  findVoucherByCode,
+  insertGeneratedVouchers,
+  insertGiftCredits,
+  insertVoucher,
+  patchVoucher,
+  updateVoucherActive,
+} from './voucher.queries.js';
+import type { CreateVoucherBody, GeneratedVouchers, GenerateVouchersBody, UpdateVoucherBody, Voucher } from './voucher.schemas.js';
+
+const CODE_DRAWS = 10;
+const GENERATION_ROUNDS = 8;
+const MAX_CANDIDATES = 200_000;
+const FOREIGN_KEY_VIOLATION = '23503';
+
+const voucherNotFound = () => problem('not_found', 'no such voucher');
+
+function invalid(path: string, message: string): ProblemError {
+  return new ProblemError('invalid_request', message, { errors: [{ path, message }] });
+}
+
+function fieldsOrThrow(result: TemplateResult): VoucherFields {
+  if (result.ok) return result.fields;
+  throw new ProblemError('invalid_request', result.errors.map((e) => e.message).join('; '), { errors: result.errors });
+}
+
+/** A campaign deleted between its lookup and the insert fails the foreign key: it is missing, as for the lookup. */
+function campaignGone(error: unknown): never {
+  if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw problem('not_found', 'no such campaign');
+  throw error;
+}
+
+async function requireCampaign(db: Sql, workspaceId: string, campaignId: string): Promise<Campaign> {
+  const campaign = await findCampaign(db, workspaceId, campaignId);
+  if (!campaign) throw problem('not_found', 'no such campaign');
+  return campaign;
+}
+
+/** A gift card's credits and its CREDITS_ADDED ledger entry commit together: the ledger always sums to the balance. */
+export async function createVoucher(db: Pool, workspaceId: string, input: CreateVoucherBody): Promise<Voucher> {
+  const { code, campaignId, ...settings } = input;
+  return withTransaction(db, async (tx) => {
+    const campaign = campaignId ? await requireCampaign(tx, workspaceId, campaignId) : undefined;
+    const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign));
+    const voucher = code
+      ? await insertVoucher(tx, workspaceId, campaign?.id ?? null, code, fields)
+      : await insertWithGeneratedCode(tx, workspaceId, campaign, fields);
+    if (!voucher) throw problem('conflict', `a voucher with code ${code} exists already`);
+    if (fields.giftAmount !== null) await insertGiftCredits(tx, workspaceId, voucher.id, fields.giftAmount, fields.giftAmount);
+    return voucher;
+  }).catch(campaignGone);
+}
+
+async function insertWithGeneratedCode(tx: Sql, workspaceId: string, campaign: Campaign | undefined, fields: VoucherFields) {
+  const spec = resolveCodeSpec(campaign?.voucher?.codeConfig);
+  const refusal = codeSpecProblem(spec, 1);
+  if (refusal) throw invalid('campaign.voucher.codeConfig', refusal);
+  for (let draw = 0; draw < CODE_DRAWS; draw++) {
+    const voucher = await insertVoucher(tx, workspaceId, campaign?.id ?? null, generateCode(spec), fields);
+    if (voucher) return voucher;
+  }
+  throw problem('conflict', 'no free code found with the campaign codeConfig; give a code or widen the codeConfig');
+}
+
+export async function updateVoucher(db: Pool, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<Voucher> {
+  const updated = await patchVoucher(db, workspaceId, code, patch);
+  if (updated) return updated;
+  throw await refusedUpdate(db, workspaceId, code, patch);
+}
+
+/** Names the SQL guard that refused an update. */
+async function refusedUpdate(db: Sql, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<ProblemError> {
+  const current = await findVoucherByCode(db, workspaceId, code);
+  if (!current) return voucherNotFound();
+  if (patch.discount && current.type !== 'DISCOUNT') return invalid('body.discount', 'only DISCOUNT vouchers have a discount');
+  const startDate = patch.startDate !== undefined ? patch.startDate : current.startDate;
+  const expirationDate = patch.expirationDate !== undefined ? patch.expirationDate : current.expirationDate;
+  if (startDate && expirationDate && Date.parse(expirationDate) < Date.parse(startDate)) {
+    return invalid('body.expirationDate', 'expirationDate is before startDate');
+  }
+  const limit = patch.redemptionLimit !== undefined ? patch.redemptionLimit : current.redemption.limit;
+  if (limit !== null && limit < current.redemption.redeemedCount) {
+    return problem('conflict', `redemptionLimit ${limit} is below the ${current.redemption.redeemedCount} redemptions already made`);
+  }
+  return problem('conflict', 'the voucher changed during the update; retry');
+}
+
+export async function disableVoucher(db: Pool, workspaceId: string, code: string): Promise<Voucher> {
+  const voucher = await updateVoucherActive(db, workspaceId, code, false);
+  if (!voucher) throw voucherNotFound();
+  return voucher;
+}
+
+export async function enableVoucher(db: Pool, workspaceId: string, code: string): Promise<Voucher> {
+  const voucher = await updateVoucherActive(db, workspaceId, code, true);
+  if (!voucher) throw voucherNotFound();
+  return voucher;
+}
+
+export async function deleteVoucher(db: Pool, workspaceId: string, code: string): Promise<void> {
+  if (!(await deleteVoucherByCode(db, workspaceId, code))) throw voucherNotFound();
+}
+
+/** Bulk creation in one transaction: every code unique, the campaign template copied into every voucher. */
+export async function generateVouchers(
+  db: Pool,
+  workspaceId: string,
+  campaignId: string,
+  request: GenerateVouchersBody,
+): Promise<GeneratedVouchers> {
+  return withTransaction(db, async (tx) => {
+    const campaign = await requireCampaign(tx, workspaceId, campaignId);
+    const fields = fieldsOrThrow(applyVoucherTemplate({}, campaign, 'campaign.voucher'));
+    const spec = resolveCodeSpec({ ...campaign.voucher?.codeConfig, ...request.codeConfig });
+    const refusal = codeSpecProblem(spec, request.count);
+    if (refusal) throw invalid('body.codeConfig', refusal);
+    const codes = await insertUniqueCodes(tx, workspaceId, campaignId, fields, spec, request.count);
+    return { campaignId, count: codes.length, codes };
+  }).catch(campaignGone);
+}
+
+/**
+ * Inserts `count` vouchers. Codes taken already are skipped and replaced from fresh draws; each round draws twice as
+ * many candidates per missing code as the one before, so a crowded code space fills in a few rounds or is declared used up.
+ */
+async function insertUniqueCodes(tx: Sql, workspaceId: string, campaignId: string, fields: VoucherFields, spec: CodeSpec, count: number) {
+  const space = codeSpaceSize(spec);
+  const tried = new Set<string>();
+  const inserted: string[] = [];
+  for (let round = 0; inserted.length < count; round++) {
+    const missing = count - inserted.length;
+    const untried = space - tried.size;
+    if (round === GENERATION_ROUNDS || untried <= 0) {
+      throw problem('conflict', `only ${inserted.length} of ${count} codes were free in this code space; widen the codeConfig`);
+    }
+    const wanted = Math.min(missing * 2 ** round, MAX_CANDIDATES, untried);
+    // In a crowded space most draws hit tried codes: allow several draws per code of the space before the next round.
+    const candidates = drawCodes(spec, wanted, tried, wanted * 10 + 8 * Math.min(space, 1_000_000));
+    // Free candidates cut by the LIMIT get marked tried too, but only in the round that completes the count.
+    for (const code of candidates) tried.add(code);
+    if (candidates.length) inserted.push(...(await insertGeneratedVouchers(tx, workspaceId, campaignId, fields, candidates, missing)));
+  }
+  return inserted;
+}

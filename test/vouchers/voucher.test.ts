@@ -1,0 +1,371 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../support/api-client.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.close());
+
+async function createCampaign(api: ApiClient, body: Record<string, unknown>) {
+  const res = await api.post('/api/v1/campaigns', { name: 'Campaign', type: 'DISCOUNT_COUPONS', ...body });
+  expect(res.status).toBe(201);
+  return res.body as { id: string };
+}
+
+async function ledgerOf(voucherId: string) {
+  const { rows } = await service.pool.query<{ type: string; amount: number; balance_after: number }>(
+    'SELECT type, amount, balance_after FROM gift_ledger_entries WHERE voucher_id = $1',
+    [voucherId],
+  );
+  return rows;
+}
+
+describe('vouchers: happy path', () => {
+  it('creates a standalone discount voucher and reads it back by code', async () => {
+    const { api } = await service.newWorkspace();
+    const customerId = randomUUID();
+    const body = {
+      code: 'WELCOME10',
+      type: 'DISCOUNT',
+      discount: { type: 'PERCENT', percentOff: 10, amountLimit: 1500 },
+      currency: 'EUR',
+      startDate: '2026-01-01T00:00:00.000Z',
+      expirationDate: '2027-01-01T00:00:00.000Z',
+      redemptionLimit: 3,
+      perCustomerLimit: 1,
+      priority: 5,
+      exclusive: true,
+      maxDiscount: 1000,
+      customerId,
+      metadata: { source: 'newsletter' },
+    };
+    const created = await api.post('/api/v1/vouchers', body);
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      code: 'WELCOME10',
+      campaignId: null,
+      type: 'DISCOUNT',
+      discount: body.discount,
+      currency: 'EUR',
+      active: true,
+      startDate: body.startDate,
+      expirationDate: body.expirationDate,
+      redemption: { limit: 3, redeemedCount: 0 },
+      perCustomerLimit: 1,
+      priority: 5,
+      exclusive: true,
+      maxDiscount: 1000,
+      customerId,
+      validationRuleIds: [],
+      metadata: { source: 'newsletter' },
+    });
+    expect(created.body.gift).toBeUndefined();
+    const fetched = await api.get('/api/v1/vouchers/WELCOME10');
+    expect(fetched.status).toBe(200);
+    expect(fetched.body).toEqual(created.body);
+  });
+
+  it('takes the fields a creation leaves out from the campaign template, and the given ones win', async () => {
+    const { api } = await service.newWorkspace();
+    const campaign = await createCampaign(api, {
+      currency: 'EUR',
+      voucher: {
+        discount: { type: 'AMOUNT', amountOff: 500 },
+        redemptionLimit: 10,
+        perCustomerLimit: 2,
+        priority: 3,
+        exclusive: true,
+        maxDiscount: 400,
+        expirationDate: '2027-06-30T00:00:00.000Z',
+        metadata: { from: 'template' },
+      },
+    });
+    const inherited = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'INHERIT-1' });
+    expect(inherited.status).toBe(201);
+    expect(inherited.body).toMatchObject({
+      campaignId: campaign.id,
+      type: 'DISCOUNT',
+      discount: { type: 'AMOUNT', amountOff: 500 },
+      currency: null,
+      redemption: { limit: 10, redeemedCount: 0 },
+      perCustomerLimit: 2,
+      priority: 3,
+      exclusive: true,
+      maxDiscount: 400,
+      expirationDate: '2027-06-30T00:00:00.000Z',
+      metadata: { from: 'template' },
+    });
+
+    const overridden = await api.post('/api/v1/vouchers', {
+      campaignId: campaign.id,
+      code: 'INHERIT-2',
+      discount: { type: 'FIXED', fixedAmount: 999 },
+      redemptionLimit: null,
+      priority: 9,
+      metadata: { from: 'request' },
+    });
+    expect(overridden.status).toBe(201);
+    expect(overridden.body).toMatchObject({
+      discount: { type: 'FIXED', fixedAmount: 999 },
+      redemption: { limit: null, redeemedCount: 0 },
+      priority: 9,
+      perCustomerLimit: 2,
+      metadata: { from: 'request' },
+    });
+  });
+
+  it('creates a gift card whose balance equals its amount and whose ledger sums to the balance', async () => {
+    const { api } = await service.newWorkspace();
+    const created = await api.post('/api/v1/vouchers', { code: 'GIFT-100', type: 'GIFT_CARD', gift: { amount: 10_000, currency: 'EUR' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: 'GIFT_CARD', discount: null, currency: 'EUR', gift: { amount: 10_000, balance: 10_000, currency: 'EUR' } });
+    const ledger = await ledgerOf(created.body.id);
+    expect(ledger).toEqual([{ type: 'CREDITS_ADDED', amount: 10_000, balance_after: 10_000 }]);
+    expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(created.body.gift.balance);
+  });
+
+  it('derives the voucher type from the campaign type and its gift credits from the template', async () => {
+    const { api } = await service.newWorkspace();
+    const campaign = await createCampaign(api, { type: 'GIFT_VOUCHERS', voucher: { gift: { amount: 2500, currency: 'USD' } } });
+    const created = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'CARD-1' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: 'GIFT_CARD', currency: 'USD', gift: { amount: 2500, balance: 2500, currency: 'USD' } });
+    expect(await ledgerOf(created.body.id)).toHaveLength(1);
+  });
+
+  it('generates a code from the campaign codeConfig when none is given', async () => {
+    const { api } = await service.newWorkspace();
+    const campaign = await createCampaign(api, {
+      voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, codeConfig: { prefix: 'AUTO-', pattern: '####-####', charset: 'numbers' } },
+    });
+    const created = await api.post('/api/v1/vouchers', { campaignId: campaign.id });
+    expect(created.status).toBe(201);
+    expect(created.body.code).toMatch(/^AUTO-\d{4}-\d{4}$/);
+    const standalone = await api.post('/api/v1/vouchers', { type: 'LOYALTY_CARD' });
+    expect(standalone.body.code).toMatch(/^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/);
+  });
+
+  it('matches codes case-sensitively and serves codes with dots, dashes and underscores', async () => {
+    const { api } = await service.newWorkspace();
+    const discount = { type: 'AMOUNT', amountOff: 100 };
+    expect((await api.post('/api/v1/vouchers', { code: 'spring.sale_1-a', type: 'DISCOUNT', discount })).status).toBe(201);
+    expect((await api.post('/api/v1/vouchers', { code: 'SPRING.SALE_1-A', type: 'DISCOUNT', discount })).status).toBe(201);
+    expect((await api.get('/api/v1/vouchers/spring.sale_1-a')).body.code).toBe('spring.sale_1-a');
+    expect((await api.get('/api/v1/vouchers/SPRING.SALE_1-A')).body.code).toBe('SPRING.SALE_1-A');
+    expect((await api.get('/api/v1/vouchers/Spring.Sale_1-A')).status).toBe(404);
+  });
+
+  it('updates settings, disables and enables, then deletes a voucher with its ledger', async () => {
+    const { api } = await service.newWorkspace();
+    const ruleId = randomUUID();
+    const created = await api.post('/api/v1/vouchers', { code: 'CARD-X', type: 'GIFT_CARD', gift: { amount: 700, currency: 'EUR' } });
+    const updated = await api.patch('/api/v1/vouchers/CARD-X', {
+      redemptionLimit: 4,
+      expirationDate: '2027-01-01T00:00:00.000Z',
+      priority: 2,
+      validationRuleIds: [ruleId],
+      metadata: { note: 'vip' },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      code: 'CARD-X',
+      type: 'GIFT_CARD',
+      gift: { amount: 700, balance: 700, currency: 'EUR' },
+      redemption: { limit: 4, redeemedCount: 0 },
+      expirationDate: '2027-01-01T00:00:00.000Z',
+      priority: 2,
+      validationRuleIds: [ruleId],
+      metadata: { note: 'vip' },
+    });
+    const cleared = await api.patch('/api/v1/vouchers/CARD-X', { redemptionLimit: null, expirationDate: null });
+    expect(cleared.body).toMatchObject({ redemption: { limit: null }, expirationDate: null, priority: 2 });
+
+    const disabled = await api.post('/api/v1/vouchers/CARD-X/disable', {});
+    expect(disabled.status).toBe(200);
+    expect(disabled.body.active).toBe(false);
+    expect((await api.get('/api/v1/vouchers/CARD-X')).body.active).toBe(false);
+    const enabled = await api.post('/api/v1/vouchers/CARD-X/enable', {});
+    expect(enabled.body.active).toBe(true);
+
+    expect((await api.delete('/api/v1/vouchers/CARD-X')).status).toBe(204);
+    expect((await api.get('/api/v1/vouchers/CARD-X')).status).toBe(404);
+    expect(await ledgerOf(created.body.id)).toEqual([]);
+  });
+
+  it('changes the discount of a discount voucher', async () => {
+    const { api } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'D1', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 5 } });
+    const res = await api.patch('/api/v1/vouchers/D1', { discount: { type: 'UNIT', unitOff: 1, sku: 'MUG-01' } });
+    expect(res.status).toBe(200);
+    expect(res.body.discount).toEqual({ type: 'UNIT', unitOff: 1, sku: 'MUG-01' });
+  });
+
+  it('lists vouchers newest first and filters them by campaign', async () => {
+    const { api } = await service.newWorkspace();
+    const a = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    const b = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 200 } } });
+    for (const code of ['A1', 'A2', 'A3']) await api.post('/api/v1/vouchers', { campaignId: a.id, code });
+    await api.post('/api/v1/vouchers', { campaignId: b.id, code: 'B1' });
+
+    const all = await api.get('/api/v1/vouchers');
+    expect(all.body.data.map((v: { code: string }) => v.code)).toEqual(['B1', 'A3', 'A2', 'A1']);
+    const page = await api.get(`/api/v1/vouchers?campaignId=${a.id}&limit=2`);
+    expect(page.body.data.map((v: { code: string }) => v.code)).toEqual(['A3', 'A2']);
+    const rest = await api.get(`/api/v1/vouchers?campaignId=${a.id}&limit=2&cursor=${page.body.next}`);
+    expect(rest.body.data.map((v: { code: string }) => v.code)).toEqual(['A1']);
+    expect(rest.body.next).toBeUndefined();
+    const other = await api.get(`/api/v1/vouchers?campaignId=${b.id}`);
+    expect(other.body.data.map((v: { code: string }) => v.code)).toEqual(['B1']);
+  });
+});
+
+describe('vouchers: errors', () => {
+  it('answers a taken code with 409 conflict as problem+json', async () => {
+    const { api } = await service.newWorkspace();
+    const body = { code: 'ONCE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } };
+    expect((await api.post('/api/v1/vouchers', body)).status).toBe(201);
+    const again = await api.post('/api/v1/vouchers', body);
+    expect(again.status).toBe(409);
+    expect(again.headers.get('content-type')).toContain('application/problem+json');
+    expect(again.body).toMatchObject({ type: expect.any(String), title: expect.any(String), status: 409, code: 'conflict' });
+  });
+
+  it.each([
+    ['percentOff 0', { type: 'PERCENT', percentOff: 0 }],
+    ['percentOff 101', { type: 'PERCENT', percentOff: 101 }],
+    ['a UNIT discount without productId or sku', { type: 'UNIT', unitOff: 1 }],
+    ['an unknown discount type', { type: 'BOGO' }],
+  ])('refuses %s with 400 and field errors', async (_name, discount) => {
+    const { api } = await service.newWorkspace();
+    const res = await api.post('/api/v1/vouchers', { code: 'BAD', type: 'DISCOUNT', discount });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_request');
+    expect(res.body.errors.length).toBeGreaterThan(0);
+    expect(res.body.errors[0]).toEqual({ path: expect.stringContaining('discount'), message: expect.any(String) });
+  });
+
+  it('refuses a voucher without the parts its type needs', async () => {
+    const { api } = await service.newWorkspace();
+    const noType = await api.post('/api/v1/vouchers', { code: 'X1', discount: { type: 'AMOUNT', amountOff: 1 } });
+    expect(noType.status).toBe(400);
+    expect(noType.body.errors).toEqual([expect.objectContaining({ path: 'body.type' })]);
+    const noDiscount = await api.post('/api/v1/vouchers', { code: 'X2', type: 'DISCOUNT' });
+    expect(noDiscount.body.errors).toEqual([expect.objectContaining({ path: 'body.discount' })]);
+    const noGift = await api.post('/api/v1/vouchers', { code: 'X3', type: 'GIFT_CARD' });
+    expect(noGift.body.errors).toEqual([expect.objectContaining({ path: 'body.gift' })]);
+    const giftOnDiscount = await api.post('/api/v1/vouchers', {
+      code: 'X4',
+      type: 'DISCOUNT',
+      discount: { type: 'AMOUNT', amountOff: 1 },
+      gift: { amount: 1, currency: 'EUR' },
+    });
+    expect(giftOnDiscount.body.errors).toEqual([expect.objectContaining({ path: 'body.gift' })]);
+    const currencies = await api.post('/api/v1/vouchers', { code: 'X5', type: 'GIFT_CARD', gift: { amount: 1, currency: 'EUR' }, currency: 'USD' });
+    expect(currencies.body.errors).toEqual([expect.objectContaining({ path: 'body.currency' })]);
+    for (const res of [noDiscount, noGift, giftOnDiscount, currencies]) expect(res.status).toBe(400);
+    expect((await api.get('/api/v1/vouchers')).body.data).toEqual([]);
+  });
+
+  it('refuses malformed codes', async () => {
+    const { api } = await service.newWorkspace();
+    const discount = { type: 'AMOUNT', amountOff: 1 };
+    for (const code of ['', 'has space', 'ümlaut', 'x'.repeat(101)]) {
+      expect((await api.post('/api/v1/vouchers', { code, type: 'DISCOUNT', discount })).status).toBe(400);
+    }
+  });
+
+  it('refuses a redemptionLimit below the redemptions already made with 409', async () => {
+    const { api } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'USED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, redemptionLimit: 10 });
+    await service.pool.query("UPDATE vouchers SET redeemed_count = 5 WHERE code = 'USED'");
+    const res = await api.patch('/api/v1/vouchers/USED', { redemptionLimit: 4 });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('conflict');
+    expect((await api.get('/api/v1/vouchers/USED')).body.redemption).toEqual({ limit: 10, redeemedCount: 5 });
+    expect((await api.patch('/api/v1/vouchers/USED', { redemptionLimit: 5 })).status).toBe(200);
+  });
+
+  it('refuses a discount on a gift card and dates out of order on update', async () => {
+    const { api } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', {
+      code: 'CARD',
+      type: 'GIFT_CARD',
+      gift: { amount: 100, currency: 'EUR' },
+      startDate: '2026-06-01T00:00:00.000Z',
+    });
+    const discount = await api.patch('/api/v1/vouchers/CARD', { discount: { type: 'AMOUNT', amountOff: 1 } });
+    expect(discount.status).toBe(400);
+    expect(discount.body.errors).toEqual([expect.objectContaining({ path: 'body.discount' })]);
+    const dates = await api.patch('/api/v1/vouchers/CARD', { expirationDate: '2026-05-01T00:00:00.000Z' });
+    expect(dates.status).toBe(400);
+    expect(dates.body.errors).toEqual([expect.objectContaining({ path: 'body.expirationDate' })]);
+  });
+
+  it('answers 404 for a missing voucher or campaign', async () => {
+    const { api } = await service.newWorkspace();
+    expect((await api.get('/api/v1/vouchers/NOPE')).status).toBe(404);
+    expect((await api.patch('/api/v1/vouchers/NOPE', { active: false })).status).toBe(404);
+    expect((await api.post('/api/v1/vouchers/NOPE/disable', {})).status).toBe(404);
+    expect((await api.post('/api/v1/vouchers/NOPE/enable', {})).status).toBe(404);
+    expect((await api.delete('/api/v1/vouchers/NOPE')).status).toBe(404);
+    const res = await api.post('/api/v1/vouchers', { campaignId: randomUUID(), code: 'ORPHAN' });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+});
+
+describe('vouchers: security', () => {
+  it("answers another workspace's voucher code exactly as a missing one", async () => {
+    const owner = await service.newWorkspace();
+    const stranger = await service.newWorkspace();
+    await owner.api.post('/api/v1/vouchers', { code: 'MINE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+    const foreign = await stranger.api.get('/api/v1/vouchers/MINE');
+    const missing = await stranger.api.get('/api/v1/vouchers/NEVER');
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual(missing.body);
+    expect((await stranger.api.patch('/api/v1/vouchers/MINE', { active: false })).status).toBe(404);
+    expect((await stranger.api.post('/api/v1/vouchers/MINE/disable', {})).status).toBe(404);
+    expect((await stranger.api.delete('/api/v1/vouchers/MINE')).status).toBe(404);
+    expect((await stranger.api.get('/api/v1/vouchers')).body.data).toEqual([]);
+    expect((await owner.api.get('/api/v1/vouchers/MINE')).body.active).toBe(true);
+  });
+
+  it('lets each workspace hold the same code', async () => {
+    const one = await service.newWorkspace();
+    const two = await service.newWorkspace();
+    const body = { code: 'SHARED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } };
+    expect((await one.api.post('/api/v1/vouchers', body)).status).toBe(201);
+    expect((await two.api.post('/api/v1/vouchers', body)).status).toBe(201);
+  });
+
+  it("answers another workspace's campaign as missing when creating a voucher in it", async () => {
+    const owner = await service.newWorkspace();
+    const stranger = await service.newWorkspace();
+    const campaign = await createCampaign(owner.api, { voucher: { discount: { type: 'AMOUNT', amountOff: 1 } } });
+    const res = await stranger.api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SNEAK' });
+    expect(res.status).toBe(404);
+    expect((await owner.api.get('/api/v1/vouchers?campaignId=' + campaign.id)).body.data).toEqual([]);
+  });
+
+  it('lets a vouchers:read key read vouchers but not write them', async () => {
+    const { api } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'READ-ME', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+    const key = await api.post('/api/v1/api-keys', { name: 'reader', scopes: ['vouchers:read'] });
+    const reader = service.api(key.body.key);
+    expect((await reader.get('/api/v1/vouchers/READ-ME')).status).toBe(200);
+    expect((await reader.get('/api/v1/vouchers')).body.data).toHaveLength(1);
+    const create = await reader.post('/api/v1/vouchers', { code: 'NO', type: 'LOYALTY_CARD' });
+    expect(create.status).toBe(403);
+    expect(create.body.code).toBe('forbidden');
+    expect((await reader.patch('/api/v1/vouchers/READ-ME', { active: false })).status).toBe(403);
+    expect((await reader.post('/api/v1/vouchers/READ-ME/disable', {})).status).toBe(403);
+    expect((await reader.delete('/api/v1/vouchers/READ-ME')).status).toBe(403);
+  });
+
+  it('answers 401 without a key', async () => {
+    expect((await service.api().get('/api/v1/vouchers/ANY')).status).toBe(401);
+  });
+});
