@@ -61,7 +61,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
       responses: responsesOf(op),
     };
   }
-  return createDocument({
+  const document = createDocument({
     openapi: '3.1.0',
     info: {
       title: 'Promotions service',
@@ -76,4 +76,17 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
     },
     paths: paths as never,
   });
+  allowReservedQueryCharacters(document);
+  return document;
+}
+
+/** Query values may carry `@`, `:` or `/` unencoded (an email filter typed into curl), as RFC 3986 allows. */
+function allowReservedQueryCharacters(document: ReturnType<typeof createDocument>): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { parameters?: Array<Record<string, unknown>> }>)) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'query') parameter.allowReserved = true;
+      }
+    }
+  }
 }

@@ -261,3 +261,13 @@ describe('customers: security', () => {
     expectProblem(await anonymous.post('/api/v1/customers', { sourceId: 'x' }), 401, 'unauthorized');
   });
 });
+
+describe('query strings as typed by hand', () => {
+  it('accepts an unencoded @ in the email filter', async () => {
+    const { api } = await service.newWorkspace();
+    await api.post('/api/v1/customers', { email: 'grace@example.com' });
+    const res = await api.get('/api/v1/customers?email=GRACE@example.com');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(1);
+  });
+});
