@@ -71,6 +71,10 @@ describe('the service process on the embedded PostgreSQL', () => {
     const { key } = JSON.parse(cli.stdout);
     const auth = { authorization: `Bearer ${key}` };
     expect((await fetch(`${first.baseUrl}/api/v1/workspace`, { headers: auth })).status).toBe(200);
+    const cliWorkspace = await run(process.execPath, [path.join(projectRoot, 'dist/src/cli/index.js'), 'workspaces', 'create', '--name', 'Acme'], { env });
+    const acme = JSON.parse(cliWorkspace.stdout);
+    const acmeView = await fetch(`${first.baseUrl}/api/v1/workspace`, { headers: { authorization: `Bearer ${acme.apiKey}` } });
+    expect(await acmeView.json()).toMatchObject({ id: acme.id, name: 'Acme' });
 
     expect((await first.stop('SIGINT')).code).toBe(0);
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
