@@ -43,10 +43,12 @@ export function toProblem(error: unknown): ProblemError | undefined {
     return new ProblemError('service_unavailable', 'the database is unreachable; retry shortly', { headers: { 'Retry-After': '2' } });
   }
   const state = sqlState(error);
-  // Values that passed validation but that PostgreSQL still refuses are the client's, not ours.
-  if (state === '22P02' || state === '22003' || state === '22007' || state === '22008' || state === '54000') {
-    return new ProblemError('invalid_request', 'a value is out of range or malformed');
+  // Values that passed validation but that PostgreSQL still refuses (class 22: NUL characters, out-of-range
+  // numbers or dates, ...) are the client's, not ours.
+  if (state?.startsWith('22') || state === '54000') {
+    return new ProblemError('invalid_request', 'a value is out of range or malformed (e.g. a NUL character)');
   }
+  if (state === '23514') return new ProblemError('conflict', 'the change would break a rule of the stored data');
   if (isValidatorError(error)) {
     const type = (error as { type?: string }).type;
     if (type === 'entity.parse.failed') return new ProblemError('invalid_request', 'the body is not valid JSON');

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/contract/registry.js';
+import { z } from 'zod';
+import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { ApiClient } from '../support/api-client.js';
 
@@ -105,6 +107,20 @@ describe('no client input produces a 500', () => {
       { numRuns: 300 },
     );
   });
+
+  it('survives schema-valid bodies with extreme values (NUL, astral characters, integer bounds) on every operation', async () => {
+    for (const op of operations.filter((o) => o.body)) {
+      const bodies = arbitraryFromSchema(z.toJSONSchema(op.body!, { io: 'input', unrepresentable: 'any' }) as never);
+      await fc.assert(
+        fc.asyncProperty(bodies, async (body) => {
+          const path = '/api/v1' + op.path.replace(/\{id\}/g, '00000000-0000-4000-8000-000000000000').replace(/\{[A-Za-z]+\}/g, 'FUZZ-CODE');
+          const res = await api.request(op.method.toUpperCase(), path, { body });
+          expect(res.status, `${op.name} ${JSON.stringify(body)} → ${JSON.stringify(res.body)}`).toBeLessThan(500);
+        }),
+        { numRuns: 60 },
+      );
+    }
+  });
 });
 
 describe('bodiless requests', () => {
@@ -112,5 +128,19 @@ describe('bodiless requests', () => {
     const res = await api.request('POST', '/api/v1/api-keys', { headers: { 'content-length': '0' } });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('invalid_request');
+  });
+});
+
+describe('values PostgreSQL cannot store', () => {
+  it('answers 400, not 500, for NUL characters in text and JSON', async () => {
+    for (const body of [{ name: 'a\u0000b' }, { metadata: { note: 'a\u0000b' } }, { metadata: { 'k\u0000': 1 } }]) {
+      const res = await api.post('/api/v1/customers', body);
+      expectProblem(res, 400, 'invalid_request');
+    }
+  });
+
+  it('answers 400, not 500, for timestamps beyond what PostgreSQL keeps', async () => {
+    const res = await api.post('/api/v1/campaigns', { name: 'far', type: 'DISCOUNT_COUPONS', startDate: '+275760-09-13T00:00:00.000Z' });
+    expect(res.status).toBeLessThan(500);
   });
 });
