@@ -51,26 +51,6 @@ export const Problem = z
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details.' });
 
-export const OrderItem = z
-  .object({
-    productId: z.string().min(1).max(200).optional(),
-    sku: z.string().min(1).max(200).optional(),
-    quantity: z.number().int().min(1).max(1_000_000),
-    price: Money.meta({ description: 'Unit price in minor units.' }),
-  })
-  .meta({ id: 'OrderItem' });
-
-export const Order = z
-  .object({
-    id: z.string().min(1).max(200).optional().meta({ description: "The caller's own order id." }),
-    amount: Money.meta({ description: 'Order total before discounts, in minor units.' }),
-    currency: Currency,
-    items: z.array(OrderItem).max(1000).optional(),
-    metadata: Metadata.optional(),
-  })
-  .meta({ id: 'Order' });
-export type Order = z.infer<typeof Order>;
-
 export const CustomerReference = z
   .object({
     id: Uuid.optional(),

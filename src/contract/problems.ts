@@ -62,3 +62,8 @@ export class ProblemError extends Error {
 export function problem(code: ProblemCode, detail?: string, options?: { errors?: ProblemFieldError[] }): ProblemError {
   return new ProblemError(code, detail, options);
 }
+
+/** A 400 about one field, named in `errors` as well as in the detail. */
+export function invalidField(path: string, message: string): ProblemError {
+  return new ProblemError('invalid_request', message, { errors: [{ path, message }] });
+}

@@ -1,7 +1,7 @@
 // Renders every error as RFC 9457 application/problem+json. Unknown errors become internal_error, never a stack.
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import { PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
+import { invalidField, PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
 import { InvalidCursorError } from '../platform/cursor.js';
 import { isConnectionError, sqlState } from '../platform/database.js';
 
@@ -37,7 +37,7 @@ export function zodIssuesToFieldErrors(error: z.ZodError, prefix: string): Probl
 /** Maps anything thrown to a ProblemError; returns undefined for errors that are ours (500). */
 export function toProblem(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
-  if (error instanceof InvalidCursorError) return new ProblemError('invalid_request', `invalid cursor: ${error.message}`, { errors: [{ path: 'query.cursor', message: error.message }] });
+  if (error instanceof InvalidCursorError) return invalidField('query.cursor', `invalid cursor: ${error.message}`);
   if (error instanceof z.ZodError) return new ProblemError('invalid_request', 'the request is invalid', { errors: zodIssuesToFieldErrors(error, '') });
   if (isConnectionError(error)) {
     return new ProblemError('service_unavailable', 'the database is unreachable; retry shortly', { headers: { 'Retry-After': '2' } });
@@ -47,6 +47,10 @@ export function toProblem(error: unknown): ProblemError | undefined {
   // numbers or dates, ...) are the client's, not ours.
   if (state?.startsWith('22') || state === '54000') {
     return new ProblemError('invalid_request', 'a value is out of range or malformed (e.g. a NUL character)');
+  }
+  // Transient contention (deadlock, serialization failure): nothing was written, the same request may be retried.
+  if (state === '40P01' || state === '40001') {
+    return new ProblemError('service_unavailable', 'the request met concurrent work; retry it', { headers: { 'Retry-After': '1' } });
   }
   if (state === '23514') return new ProblemError('conflict', 'the change would break a rule of the stored data');
   if (isValidatorError(error)) {
@@ -79,7 +83,7 @@ export const problemHandler: ErrorRequestHandler = (error, req, res, _next) => {
   let known = toProblem(error);
   // The validator calls a missing body an unsupported media type; for the client it is a missing body.
   if (known?.code === 'unsupported_media_type' && !hasRequestContent(req)) {
-    known = new ProblemError('invalid_request', 'this operation needs a JSON body', { errors: [{ path: 'body', message: 'required' }] });
+    known = invalidField('body', 'this operation needs a JSON body');
   }
   if (known) {
     if (known.status >= 500) req.log?.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');

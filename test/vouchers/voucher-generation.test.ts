@@ -98,6 +98,24 @@ describe('voucher generation: happy path', () => {
     const { rows } = await service.pool.query<{ count: number }>('SELECT count(*)::int AS count FROM vouchers WHERE workspace_id = $1', [workspaceId]);
     expect(rows[0]!.count).toBe(100);
   });
+
+  it('keeps codes unique when generations into one crowded code space race each other', async () => {
+    const { workspaceId, api } = await service.newWorkspace();
+    const campaignId = await createCampaign(api, { voucher: discountTemplate });
+    // 4 x 1,500 codes drawn from 10,000 four-digit codes: the racing transactions must collide and redraw.
+    const config = { charset: 'numbers', length: 4 };
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => api.post(`/api/v1/campaigns/${campaignId}/vouchers/generate`, { count: 1500, codeConfig: config })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201]);
+    const all = results.flatMap((r) => r.body.codes as string[]);
+    expect(new Set(all).size).toBe(6000);
+    const { rows } = await service.pool.query<{ count: number; distinct: number }>(
+      'SELECT count(*)::int AS count, count(DISTINCT code)::int AS distinct FROM vouchers WHERE workspace_id = $1',
+      [workspaceId],
+    );
+    expect(rows[0]).toEqual({ count: 6000, distinct: 6000 });
+  });
 });
 
 describe('voucher generation: errors', () => {

@@ -1,11 +1,10 @@
 // Campaign handlers.
 import { implement } from '../../contract/handler.js';
-import { problem, ProblemError } from '../../contract/problems.js';
+import { invalidField as invalid, problem } from '../../contract/problems.js';
 import { campaignContract } from './campaign.contract.js';
 import { deleteCampaign, findCampaign, insertCampaign, listCampaigns, updateCampaign } from './campaign.queries.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
-const invalid = (path: string, message: string) => new ProblemError('invalid_request', message, { errors: [{ path, message }] });
 
 export const campaignHandlers = implement(campaignContract, {
   async createCampaign({ input, auth, deps }) {

@@ -1,6 +1,7 @@
 // SQL of campaigns: parameterized, explicit columns, one row mapper.
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
+import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import type { VoucherTemplate } from '../vouchers/voucher.schemas.js';
 import type { Campaign, CampaignType, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
@@ -86,7 +87,7 @@ export async function updateCampaign(
   id: string,
   patch: Omit<UpdateCampaignBody, 'type'>,
 ): Promise<Campaign | undefined> {
-  const present = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
+  const present = presentFields(patch);
   const { rows } = await db.query<CampaignRow>(
     `WITH next AS (
        SELECT id,

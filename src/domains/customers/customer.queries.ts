@@ -1,6 +1,7 @@
 // SQL of customers: parameterized, explicit columns, one row mapper; every statement is scoped to a workspace.
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
+import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage } from '../../platform/pagination.js';
 import type { CreateCustomerBody, Customer, ListCustomersQuery, UpdateCustomerBody } from './customer.schemas.js';
 
@@ -72,7 +73,7 @@ export async function findCustomerBySourceId(db: Sql, workspaceId: string, sourc
   return rows[0] && toCustomer(rows[0]);
 }
 
-/** Each field is set only when its flag is true, so `null` (clear) and "left out" stay distinct. */
+/** Sets the fields present in the patch ($3 names them): `null` clears, a field left out is kept. */
 export async function updateCustomer(
   db: Sql,
   workspaceId: string,
@@ -81,22 +82,19 @@ export async function updateCustomer(
 ): Promise<Customer | undefined> {
   const { rows } = await db.query<CustomerRow>(
     `UPDATE customers SET
-       source_id = CASE WHEN $3::boolean THEN $4::text ELSE source_id END,
-       email = CASE WHEN $5::boolean THEN $6::text ELSE email END,
-       name = CASE WHEN $7::boolean THEN $8::text ELSE name END,
-       metadata = CASE WHEN $9::boolean THEN $10::jsonb ELSE metadata END,
+       source_id = CASE WHEN 'sourceId' = ANY($3) THEN $4::text ELSE source_id END,
+       email = CASE WHEN 'email' = ANY($3) THEN $5::text ELSE email END,
+       name = CASE WHEN 'name' = ANY($3) THEN $6::text ELSE name END,
+       metadata = CASE WHEN 'metadata' = ANY($3) THEN $7::jsonb ELSE metadata END,
        updated_at = now()
      WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
     [
       workspaceId,
       id,
-      patch.sourceId !== undefined,
+      presentFields(patch),
       patch.sourceId ?? null,
-      patch.email !== undefined,
       patch.email ?? null,
-      patch.name !== undefined,
       patch.name ?? null,
-      patch.metadata !== undefined,
       patch.metadata ?? null,
     ],
   );

@@ -1,6 +1,7 @@
 // SQL of vouchers and their gift ledger: parameterized, explicit columns, one row mapper.
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
+import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import type { Discount } from './discount.schemas.js';
 import type { VoucherFields } from './voucher-template.rules.js';
@@ -98,6 +99,17 @@ export async function insertVoucher(
   return rows[0] && toVoucher(rows[0]);
 }
 
+const CODE_GENERATION_LOCK = 7241;
+
+/**
+ * Two bulk inserts that meet on a code wait for each other, and with many codes each can end up waiting on the
+ * other (a deadlock). Bulk generations of one workspace therefore take turns; single creations hold one code and
+ * cannot close such a cycle.
+ */
+export async function lockCodeGeneration(tx: Sql, workspaceId: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CODE_GENERATION_LOCK, workspaceId]);
+}
+
 /**
  * Inserts a voucher for each of the first `limit` candidate codes still free; taken codes are skipped. Gift cards get
  * their CREDITS_ADDED entry in the same statement.
@@ -145,7 +157,7 @@ export async function findVoucherByCode(db: Sql, workspaceId: string, code: stri
  * uses already made, a discount only on DISCOUNT vouchers. Undefined when the voucher is missing or a guard failed.
  */
 export async function patchVoucher(db: Sql, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<Voucher | undefined> {
-  const present = Object.keys(patch).filter((field) => patch[field as keyof UpdateVoucherBody] !== undefined);
+  const present = presentFields(patch);
   const { rows } = await db.query<VoucherRow>(
     `WITH next AS (
        SELECT id,

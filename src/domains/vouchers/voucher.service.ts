@@ -1,5 +1,5 @@
 // Voucher use cases. Every voucher write goes through here, so the redemption engine can learn of each change.
-import { problem, ProblemError } from '../../contract/problems.js';
+import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
 import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
@@ -10,6 +10,7 @@ import {
   insertGeneratedVouchers,
   insertGiftCredits,
   insertVoucher,
+  lockCodeGeneration,
   patchVoucher,
   updateVoucherActive,
 } from './voucher.queries.js';
@@ -21,10 +22,6 @@ const MAX_CANDIDATES = 200_000;
 const FOREIGN_KEY_VIOLATION = '23503';
 
 const voucherNotFound = () => problem('not_found', 'no such voucher');
-
-function invalid(path: string, message: string): ProblemError {
-  return new ProblemError('invalid_request', message, { errors: [{ path, message }] });
-}
 
 function fieldsOrThrow(result: TemplateResult): VoucherFields {
   if (result.ok) return result.fields;
@@ -121,6 +118,7 @@ export async function generateVouchers(
     const spec = resolveCodeSpec({ ...campaign.voucher?.codeConfig, ...request.codeConfig });
     const refusal = codeSpecProblem(spec, request.count);
     if (refusal) throw invalid('body.codeConfig', refusal);
+    await lockCodeGeneration(tx, workspaceId);
     const codes = await insertUniqueCodes(tx, workspaceId, campaignId, fields, spec, request.count);
     return { campaignId, count: codes.length, codes };
   }).catch(campaignGone);
