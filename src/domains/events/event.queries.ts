@@ -1,11 +1,26 @@
-// The outbox insert, always called inside the transaction of the change it reports.
+// The outbox inserts, always called inside the transaction of the change they report.
 import type { Sql } from '../../platform/database.js';
 import type { EventType } from './event.schemas.js';
 
+export interface NewEvent {
+  workspaceId: string;
+  type: EventType;
+  payload: Record<string, unknown>;
+}
+
 export async function recordEvent(tx: Sql, workspaceId: string, type: EventType, payload: Record<string, unknown>): Promise<string> {
+  const [id] = await recordEvents(tx, [{ workspaceId, type, payload }]);
+  return id!;
+}
+
+/** Many events in one statement (the engine's group commit records a whole batch at once). Ids in input order. */
+export async function recordEvents(tx: Sql, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
   const { rows } = await tx.query<{ id: string }>(
-    'INSERT INTO events (workspace_id, type, payload) VALUES ($1, $2, $3) RETURNING id',
-    [workspaceId, type, payload],
+    `INSERT INTO events (workspace_id, type, payload)
+     SELECT w, t, p FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(w, t, p, n) ORDER BY n
+     RETURNING id`,
+    [events.map((e) => e.workspaceId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload))],
   );
-  return rows[0]!.id;
+  return rows.map((r) => r.id);
 }
