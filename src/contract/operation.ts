@@ -11,9 +11,10 @@ export interface OperationSpec<
   Q extends ObjectSchema | undefined = ObjectSchema | undefined,
   B extends ObjectSchema | undefined = ObjectSchema | undefined,
   O extends z.ZodType | undefined = z.ZodType | undefined,
+  N extends string = string,
 > {
   /** `<group>.<verb>`: REST operationId, RPC procedure, CLI command and MCP tool name at once. */
-  name: string;
+  name: N;
   method: HttpMethod;
   /** OpenAPI-style path under /api/v1, e.g. `/vouchers/{code}`. */
   path: string;
@@ -36,7 +37,8 @@ export interface Operation<
   Q extends ObjectSchema | undefined = ObjectSchema | undefined,
   B extends ObjectSchema | undefined = ObjectSchema | undefined,
   O extends z.ZodType | undefined = z.ZodType | undefined,
-> extends OperationSpec<P, Q, B, O> {
+  N extends string = string,
+> extends OperationSpec<P, Q, B, O, N> {
   successStatus: 200 | 201 | 204;
   /** params ∪ query ∪ body as one object: the input of the RPC transport and the client. */
   input: z.ZodObject;
@@ -59,7 +61,8 @@ export function defineOperation<
   Q extends ObjectSchema | undefined = undefined,
   B extends ObjectSchema | undefined = undefined,
   O extends z.ZodType | undefined = undefined,
->(spec: OperationSpec<P, Q, B, O>): Operation<P, Q, B, O> {
+  N extends string = string,
+>(spec: OperationSpec<P, Q, B, O, N>): Operation<P, Q, B, O, N> {
   if (!/^[a-z][a-zA-Z]*\.[a-z][a-zA-Z]*$/.test(spec.name)) throw new Error(`operation name ${spec.name}: use <group>.<verb>`);
   const input = z.object({ ...spec.params?.shape, ...spec.query?.shape, ...spec.body?.shape });
   return Object.freeze({

@@ -4,9 +4,9 @@ import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
-import type { Operation } from './operation.js';
 
-export const operations: readonly Operation[] = Object.freeze([
+// Not annotated as Operation[]: the element type keeps each operation's name and schemas for the typed client.
+export const operations = Object.freeze([
   ...Object.values(workspaceContract),
   ...Object.values(apiKeyContract),
   ...Object.values(campaignContract),
