@@ -8,6 +8,8 @@ import { verifyApiKey } from '../domains/access/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../transports/openapi-document.js';
 import { requestValidator } from '../transports/request-validator.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
+import { MCP_PATH, mcpRouter } from '../transports/mcp-http.js';
+import { RPC_PREFIX, rpcRouter } from '../transports/rpc.js';
 import { authenticate } from './authenticate.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { hasRequestContent, notFoundHandler, problemHandler } from './problem-handler.js';
@@ -54,6 +56,16 @@ export function createApp(options: AppOptions): express.Express {
   api.use(requestValidator(document));
   api.use(restRoutes(options.handlers, options.deps));
   app.use(API_PREFIX, api);
+
+  // The RPC and MCP faces: same body rules and Bearer keys as REST; they validate with the operations' zod schemas.
+  const guard = [
+    requireJsonBody,
+    express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }),
+    authenticate(options.deps.db, verifyApiKey),
+  ];
+  const faceOptions = { handlers: options.handlers, deps: options.deps, version: options.version, guard };
+  app.use(RPC_PREFIX, rpcRouter(faceOptions));
+  app.use(MCP_PATH, mcpRouter(faceOptions));
 
   app.use(notFoundHandler);
   app.use(problemHandler);

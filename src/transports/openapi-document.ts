@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { Problem } from '../contract/common.schemas.js';
 import type { Operation } from '../contract/operation.js';
+import { MCP_PATH } from './mcp-http.js';
+import { rpcPathItems } from './rpc.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -61,6 +63,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
       responses: responsesOf(op),
     };
   }
+  Object.assign(paths, rpcPathItems(operations.map((op) => op.name), Problem, MCP_PATH));
   const document = createDocument({
     openapi: '3.1.0',
     info: {

@@ -11,20 +11,29 @@ export interface RawRequestParts {
   idempotencyKey?: string | undefined;
 }
 
-export function parseOperationInput(operation: Operation, raw: RawRequestParts): Record<string, unknown> {
+/** How field errors name where a value came from: REST says `path.code`, RPC (one merged object) says `code`. */
+export interface InputLocations {
+  params: string;
+  query: string;
+  body: string;
+}
+
+const REST_LOCATIONS: InputLocations = { params: 'path', query: 'query', body: 'body' };
+
+export function parseOperationInput(operation: Operation, raw: RawRequestParts, where: InputLocations = REST_LOCATIONS): Record<string, unknown> {
   const errors: ProblemFieldError[] = [];
-  const parse = (schema: z.ZodObject | undefined, value: unknown, where: string) => {
+  const parse = (schema: z.ZodObject | undefined, value: unknown, location: string) => {
     if (!schema) return {};
     const result = schema.safeParse(value ?? {});
     if (result.success) return result.data as Record<string, unknown>;
-    errors.push(...zodIssuesToFieldErrors(result.error, where));
+    errors.push(...zodIssuesToFieldErrors(result.error, location));
     return {};
   };
-  const body = parse(operation.body, raw.body, 'body');
+  const body = parse(operation.body, raw.body, where.body);
   if (operation.idempotent && raw.idempotencyKey !== undefined && body.idempotencyKey === undefined) {
     body.idempotencyKey = raw.idempotencyKey;
   }
-  const input = { ...body, ...parse(operation.query, raw.query, 'query'), ...parse(operation.params, raw.params, 'path') };
+  const input = { ...body, ...parse(operation.query, raw.query, where.query), ...parse(operation.params, raw.params, where.params) };
   if (errors.length) throw new ProblemError('invalid_request', 'the request is invalid', { errors });
   return input;
 }

@@ -2,9 +2,8 @@
 import { Router, type Request } from 'express';
 import type { BoundHandler, ServiceDeps, AuthContext } from '../contract/handler.js';
 import { expressPath } from '../contract/operation.js';
-import { ProblemError } from '../contract/problems.js';
-import { hasScope } from '../contract/scopes.js';
 import { parseOperationInput } from './operation-input.js';
+import { assertScope, runParsedOperation } from './run-operation.js';
 
 function idempotencyHeader(req: Request): string | undefined {
   const value = req.headers['idempotency-key'];
@@ -19,11 +18,7 @@ export function scopeChecks(handlers: readonly BoundHandler[]): Router {
   const router = Router();
   for (const { operation } of handlers) {
     router[operation.method](expressPath(operation.path), (_req, res, next) => {
-      const auth = res.locals.auth as AuthContext;
-      if (!hasScope(auth.scopes, operation.scope)) {
-        next(new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`));
-        return;
-      }
+      assertScope(operation, res.locals.auth as AuthContext);
       next();
     });
   }
@@ -32,7 +27,8 @@ export function scopeChecks(handlers: readonly BoundHandler[]): Router {
 
 export function restRoutes(handlers: readonly BoundHandler[], deps: ServiceDeps): Router {
   const router = Router();
-  for (const { operation, handle } of handlers) {
+  for (const bound of handlers) {
+    const { operation } = bound;
     router[operation.method](expressPath(operation.path), async (req, res) => {
       const auth = res.locals.auth as AuthContext;
       const input = parseOperationInput(operation, {
@@ -41,10 +37,9 @@ export function restRoutes(handlers: readonly BoundHandler[], deps: ServiceDeps)
         body: req.body,
         idempotencyKey: idempotencyHeader(req),
       });
-      const log = req.log.child({ operation: operation.name });
-      const output = await handle({ input, auth, deps, log });
-      if (operation.successStatus === 204) res.status(204).end();
-      else res.status(operation.successStatus).json(output);
+      const { status, body } = await runParsedOperation(bound, input, { auth, deps, log: req.log });
+      if (status === 204) res.status(204).end();
+      else res.status(status).json(body);
     });
   }
   return router;

@@ -1,0 +1,38 @@
+// Types of the client derived from the registry: operation names, inputs (before defaults) and outputs.
+import type { z } from 'zod';
+import type { ObjectSchema, Operation } from '../contract/operation.js';
+import type { operations } from '../contract/registry.js';
+
+export type RegisteredOperation = (typeof operations)[number];
+export type OperationName = RegisteredOperation['name'];
+export type OperationOf<N extends OperationName> = Extract<RegisteredOperation, { name: N }>;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type InputPart<S> = S extends z.ZodType ? z.input<S> : unknown;
+
+/** What the caller sends: path, query and body fields in one object, defaults not yet applied. */
+export type InputOf<N extends OperationName> =
+  OperationOf<N> extends Operation<infer P, infer Q, infer B, z.ZodType | undefined, N>
+    ? Simplify<InputPart<P> & InputPart<Q> & InputPart<B>>
+    : never;
+
+/** What the service answers (void for 204). */
+export type OutputOf<N extends OperationName> =
+  OperationOf<N> extends Operation<ObjectSchema | undefined, ObjectSchema | undefined, ObjectSchema | undefined, infer O, N>
+    ? O extends z.ZodType
+      ? z.output<O>
+      : void
+    : never;
+
+/** Operations answering a list envelope `{ data, next?, prev? }`. */
+export type ListOperationName = {
+  [N in OperationName]: OutputOf<N> extends { data: unknown[]; next?: string } ? N : never;
+}[OperationName];
+
+export type ItemOf<N extends ListOperationName> = OutputOf<N> extends { data: Array<infer T> } ? T : never;
+
+type GroupOf<N> = N extends `${infer G}.${string}` ? G : never;
+export type GroupName = GroupOf<OperationName>;
+
+/** An input with no required field may be left out. */
+export type InputArgs<N extends OperationName> = {} extends InputOf<N> ? [input?: InputOf<N>] : [input: InputOf<N>];

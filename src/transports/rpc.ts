@@ -1,0 +1,171 @@
+// The RPC face: POST /api/rpc/{operation} runs any registered operation by name with its merged input as the JSON
+// body; same auth, scopes, validation, outputs and problems as its REST twin. GET /api/rpc describes the caller's view.
+import { Router, type Request, type RequestHandler } from 'express';
+import { z } from 'zod';
+import type { AuthContext, BoundHandler, ServiceDeps } from '../contract/handler.js';
+import { ProblemError } from '../contract/problems.js';
+import { hasScope } from '../contract/scopes.js';
+import { CLIENT_VERSION_HEADER, isCompatibleVersion, parseVersion, SERVER_VERSION_HEADER } from '../client/version.js';
+import { assertScope, parseMergedInput, runParsedOperation } from './run-operation.js';
+
+export const RPC_PREFIX = '/api/rpc';
+
+export interface RpcRouterOptions {
+  handlers: readonly BoundHandler[];
+  deps: ServiceDeps;
+  version: string;
+  /** Body parsing and authentication, shared with the other faces. */
+  guard: RequestHandler[];
+}
+
+/** A client that names its version must match the server's major.minor; one that names none is let through. */
+export function versionHandshake(serverVersion: string): RequestHandler {
+  return (req, res, next) => {
+    res.setHeader(SERVER_VERSION_HEADER, serverVersion);
+    const given = req.headers[CLIENT_VERSION_HEADER.toLowerCase()];
+    if (given === undefined) return next();
+    if (typeof given !== 'string' || !parseVersion(given)) {
+      return next(
+        new ProblemError('invalid_request', `${CLIENT_VERSION_HEADER} must be a version such as ${serverVersion}`, {
+          errors: [{ path: `header.${CLIENT_VERSION_HEADER}`, message: 'not a semantic version' }],
+        }),
+      );
+    }
+    if (!isCompatibleVersion(given, serverVersion)) {
+      return next(
+        new ProblemError(
+          'version_mismatch',
+          `this client is version ${given} and the server ${serverVersion}; major and minor must match: ` +
+            `use a client of version ${serverVersion.replace(/\.\d+(?:[-+].*)?$/, '.x')}`,
+        ),
+      );
+    }
+    next();
+  };
+}
+
+function idempotencyHeader(req: Request): string | undefined {
+  const value = req.headers['idempotency-key'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function rpcRouter(options: RpcRouterOptions): Router {
+  const router = Router();
+  const byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
+  router.use(versionHandshake(options.version));
+  router.use(...options.guard);
+
+  router.get('/', (_req, res) => {
+    const auth = res.locals.auth as AuthContext;
+    res.json({
+      version: options.version,
+      workspaceId: auth.workspaceId,
+      scopes: auth.scopes,
+      operations: options.handlers
+        .map((h) => h.operation)
+        .filter((op) => hasScope(auth.scopes, op.scope))
+        .map((op) => ({ name: op.name, method: op.method, scope: op.scope, summary: op.summary, idempotent: Boolean(op.idempotent) })),
+    });
+  });
+
+  router.post('/:operation', async (req, res) => {
+    const name = req.params.operation as string;
+    const bound = byName.get(name);
+    if (!bound) throw new ProblemError('not_found', `no operation named ${name.slice(0, 100)}; GET ${RPC_PREFIX} lists them`);
+    const auth = res.locals.auth as AuthContext;
+    // As in REST, the scope is checked before the input is looked at.
+    assertScope(bound.operation, auth);
+    const input = parseMergedInput(bound.operation, req.body, idempotencyHeader(req));
+    const { status, body } = await runParsedOperation(bound, input, { auth, deps: options.deps, log: req.log });
+    if (status === 204) res.status(204).end();
+    else res.status(status).json(body);
+  });
+
+  router.all(['/', '/:operation'], (req, _res, next) => {
+    const allow = req.path === '/' ? 'GET' : 'POST';
+    next(new ProblemError('method_not_allowed', `${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
+  });
+  return router;
+}
+
+/** The RPC and MCP endpoints as OpenAPI path items (zod-openapi input), listed beside the REST routes. */
+export function rpcPathItems(operationNames: readonly string[], problem: z.ZodType, mcpPath: string) {
+  const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problem } } });
+  const common = {
+    '400': problemResponse('Malformed input (`invalid_request`), or a client whose major.minor differs from the server (`version_mismatch`)'),
+    '401': problemResponse('Missing, unknown or revoked API key (`unauthorized`)'),
+    '500': problemResponse('Internal error (`internal_error`); never carries a stack'),
+  };
+  const versionHeader = z.object({
+    'x-client-version': z.string().optional().meta({
+      description: 'The calling client\'s version; when sent, its major.minor must equal the server\'s (info.version), else 400 `version_mismatch`.',
+    }),
+  });
+  return {
+    [RPC_PREFIX]: {
+      get: {
+        operationId: 'rpc.describe',
+        summary: 'The server version, the key\'s scopes and the operations it may call',
+        tags: ['RPC'],
+        security: [{ apiKey: [] }],
+        requestParams: { header: versionHeader },
+        responses: {
+          '200': {
+            description: 'What this key may call',
+            content: {
+              'application/json': {
+                schema: z.object({
+                  version: z.string(),
+                  workspaceId: z.string(),
+                  scopes: z.array(z.string()),
+                  operations: z.array(z.object({ name: z.string(), method: z.string(), scope: z.string(), summary: z.string(), idempotent: z.boolean() })),
+                }),
+              },
+            },
+          },
+          ...common,
+        },
+      },
+    },
+    [`${RPC_PREFIX}/{operation}`]: {
+      post: {
+        operationId: 'rpc.call',
+        summary: 'Run any operation by name',
+        description:
+          'The body is the operation\'s input as one JSON object: its path, query and body fields together (an unknown field is 400). ' +
+          'The answer is exactly its REST twin\'s: status, output or problem. Idempotent operations take the Idempotency-Key header too.',
+        tags: ['RPC'],
+        security: [{ apiKey: [] }],
+        requestParams: {
+          path: z.object({ operation: z.enum(operationNames as [string, ...string[]]).meta({ description: 'The operation name, e.g. vouchers.create.' }) }),
+          header: versionHeader.extend({ 'idempotency-key': z.string().min(1).max(255).optional() }),
+        },
+        requestBody: { required: false, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+        responses: {
+          '200': { description: 'The operation\'s output', content: { 'application/json': { schema: z.unknown() } } },
+          '201': { description: 'Created: the operation\'s output', content: { 'application/json': { schema: z.unknown() } } },
+          '204': { description: 'Done; no body' },
+          ...common,
+          '403': problemResponse('The key lacks the operation\'s scope (`forbidden`)'),
+          '404': problemResponse('No such operation, or no such resource (`not_found`)'),
+          '409': problemResponse('Conflict (`conflict`, `idempotency_conflict`)'),
+        },
+      },
+    },
+    [mcpPath]: {
+      post: {
+        operationId: 'mcp.message',
+        summary: 'Model Context Protocol (streamable HTTP, stateless): the operations as tools',
+        description: 'JSON-RPC messages of MCP. Tools are the operations the key\'s scopes allow; reads are marked readOnlyHint.',
+        tags: ['MCP'],
+        security: [{ apiKey: [] }],
+        requestBody: { required: true, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+        responses: {
+          '200': { description: 'The JSON-RPC answer', content: { 'application/json': { schema: z.unknown() } } },
+          '202': { description: 'Accepted (a notification or response)' },
+          ...common,
+        },
+      },
+    },
+  };
+}
