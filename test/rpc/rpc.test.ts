@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => service?.close());
 
 function rpc(name: string, input?: unknown, options: { key?: string | null; headers?: Record<string, string> } = {}) {
-  const auth = options.key === null ? {} : { authorization: `Bearer ${options.key ?? key}` };
+  const auth: Record<string, string> = options.key === null ? {} : { authorization: `Bearer ${options.key ?? key}` };
   return service.api().request('POST', `/api/rpc/${name}`, {
     ...(input === undefined ? {} : { body: input }),
     headers: { ...auth, ...options.headers },
