@@ -1,0 +1,95 @@
+// The MCP face over streamable HTTP at /api/mcp, through the SDK's own client: tools by scope, reads and writes.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/contract/registry.js';
+import { packageVersion } from '../../src/platform/paths.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.close());
+
+async function connect(key: string | undefined): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+describe('MCP over streamable HTTP', () => {
+  it('lists every operation as a tool for a * key, with JSON schemas, descriptions and annotations by method', async () => {
+    const { key } = await service.newWorkspace();
+    const client = await connect(key);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: 'promotions', version: packageVersion });
+      const { tools } = await client.listTools();
+      const expected = operations.filter((op) => op.scope !== 'workspaces:admin').map((op) => op.name).sort();
+      expect(tools.map((t) => t.name).sort()).toEqual(expected);
+      const create = tools.find((t) => t.name === 'vouchers.create')!;
+      expect(create.inputSchema.type).toBe('object');
+      expect(create.inputSchema.properties).toHaveProperty('code');
+      expect(create.description).toContain('vouchers:write');
+      expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+      const get = tools.find((t) => t.name === 'vouchers.get')!;
+      expect(get.inputSchema.required).toEqual(['code']);
+      expect(get.annotations).toMatchObject({ readOnlyHint: true });
+      expect(tools.find((t) => t.name === 'vouchers.delete')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('calls a write tool and a read tool; refusals come back as tool errors carrying the problem', async () => {
+    const { key } = await service.newWorkspace();
+    const client = await connect(key);
+    try {
+      const created = await client.callTool({ name: 'campaigns.create', arguments: { name: 'Agent made', type: 'PROMOTION' } });
+      expect(created.isError).toBeFalsy();
+      const campaign = created.structuredContent as { id: string; name: string };
+      expect(campaign.name).toBe('Agent made');
+      const read = await client.callTool({ name: 'campaigns.list', arguments: { limit: 5 } });
+      expect((read.structuredContent as { data: Array<{ id: string }> }).data.map((c) => c.id)).toEqual([campaign.id]);
+      expect(JSON.parse((read.content as Array<{ text: string }>)[0]!.text).data).toHaveLength(1);
+
+      const invalid = await client.callTool({ name: 'campaigns.create', arguments: { name: 'x' } });
+      expect(invalid.isError).toBe(true);
+      expect(invalid.structuredContent).toMatchObject({ problem: { code: 'invalid_request', errors: [{ path: 'type' }] } });
+      const missing = await client.callTool({ name: 'campaigns.get', arguments: { id: '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31' } });
+      expect(missing.structuredContent).toMatchObject({ problem: { code: 'not_found' } });
+      await expect(client.callTool({ name: 'no.such', arguments: {} })).rejects.toThrow(/no tool named/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('shows a read-only key only the tools its scopes allow and refuses a write tool', async () => {
+    const { key } = await service.newWorkspace(['campaigns:read', 'vouchers:read']);
+    const client = await connect(key);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['campaigns.get', 'campaigns.list', 'vouchers.get', 'vouchers.list']);
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      const refused = await client.callTool({ name: 'campaigns.create', arguments: { name: 'x', type: 'PROMOTION' } });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({ problem: { status: 403, code: 'forbidden' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('needs the same Bearer key as the API and takes POST only', async () => {
+    await expect(connect(undefined)).rejects.toThrow();
+    const res = await fetch(`${service.baseUrl}/api/mcp`, { headers: { authorization: 'Bearer nope' } });
+    expect(res.status).toBe(405);
+    const noKey = await fetch(`${service.baseUrl}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(noKey.status).toBe(401);
+    expect((await noKey.json()).code).toBe('unauthorized');
+  });
+});
