@@ -1,15 +1,20 @@
-// The worker process's runtime: database, heartbeat loop and /health. Job consumers (webhooks) plug in here.
+// The worker process's runtime: database, heartbeat loop, /health, and the pg-boss jobs (webhook delivery).
 import { randomUUID } from 'node:crypto';
 import type { createServer as CreateServer } from 'node:http';
 import os from 'node:os';
 import type { Config } from '../config.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
+import { configureWebhooks, webhookSettingsFrom } from '../domains/webhooks/index.js';
+import { resolveSecretKey } from '../platform/secret-key.js';
 import { openDatabase } from '../runtime.js';
+import { startBackgroundJobs } from './background-jobs.js';
 import { HEARTBEAT_INTERVAL_MS, recordHeartbeat, removeHeartbeat } from './worker-heartbeat.queries.js';
 
 export async function runBackgroundWorker(config: Config, log: Logger, createServer: typeof CreateServer) {
-  const database = await openDatabase(config, log, 4);
+  const database = await openDatabase(config, log, 8);
+  const webhooks = webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir));
+  configureWebhooks(webhooks);
   const identity = { id: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, pid: process.pid, host: os.hostname() };
   let healthy = false;
   const beat = async () => {
@@ -21,6 +26,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
       log.warn({ err: (error as Error).message }, 'heartbeat failed');
     }
   };
+  const jobs = await startBackgroundJobs({ pool: database.pool, log, webhooks });
   await beat();
   const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
 
@@ -39,6 +45,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
     async stop() {
       clearInterval(timer);
       await new Promise<void>((resolve) => health.close(() => resolve()));
+      await jobs.stop();
       await removeHeartbeat(database.pool, identity.id).catch(() => undefined);
       await database.close();
     },

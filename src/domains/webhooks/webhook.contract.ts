@@ -1,0 +1,145 @@
+// Webhook operations: endpoints, secret rotation, deliveries with their attempts, and replays.
+import { z } from 'zod';
+import { listEnvelope, ListQuery, Uuid } from '../../contract/common.schemas.js';
+import { defineOperation } from '../../contract/operation.js';
+import {
+  CreateWebhookBody,
+  ListDeliveriesQuery,
+  RotateSecretBody,
+  UpdateWebhookBody,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointDetail,
+  WebhookEndpointWithSecret,
+} from './webhook.schemas.js';
+
+const tags = ['Webhooks'];
+const params = z.object({ id: Uuid });
+const deliveryParams = z.object({ id: Uuid, deliveryId: Uuid });
+
+export const webhookContract = {
+  createWebhook: defineOperation({
+    name: 'webhooks.create',
+    method: 'post',
+    path: '/webhooks',
+    scope: 'webhooks:write',
+    summary: 'Create a webhook endpoint',
+    description:
+      'The response carries the signing secret, shown this once. Each delivery is a POST of the event envelope signed in `X-Service-Signature`. A private, loopback or link-local target is a 400 unless the deployment allows private targets.',
+    tags,
+    body: CreateWebhookBody,
+    output: WebhookEndpointWithSecret,
+    successStatus: 201,
+  }),
+  listWebhooks: defineOperation({
+    name: 'webhooks.list',
+    method: 'get',
+    path: '/webhooks',
+    scope: 'webhooks:read',
+    summary: 'List webhook endpoints, newest first',
+    tags,
+    query: ListQuery,
+    output: listEnvelope(WebhookEndpoint, 'WebhookEndpointList'),
+  }),
+  getWebhook: defineOperation({
+    name: 'webhooks.get',
+    method: 'get',
+    path: '/webhooks/{id}',
+    scope: 'webhooks:read',
+    summary: 'Get a webhook endpoint with its recent deliveries',
+    tags,
+    params,
+    output: WebhookEndpointDetail,
+  }),
+  updateWebhook: defineOperation({
+    name: 'webhooks.update',
+    method: 'patch',
+    path: '/webhooks/{id}',
+    scope: 'webhooks:write',
+    summary: 'Update a webhook endpoint',
+    description: 'Fields left out are kept; `description: null` clears it. Deactivating ends its pending deliveries as dead.',
+    tags,
+    params,
+    body: UpdateWebhookBody,
+    output: WebhookEndpoint,
+  }),
+  deleteWebhook: defineOperation({
+    name: 'webhooks.delete',
+    method: 'delete',
+    path: '/webhooks/{id}',
+    scope: 'webhooks:write',
+    summary: 'Delete a webhook endpoint and its delivery history',
+    tags,
+    params,
+  }),
+  rotateWebhookSecret: defineOperation({
+    name: 'webhooks.rotateSecret',
+    method: 'post',
+    path: '/webhooks/{id}/secret/rotate',
+    scope: 'webhooks:write',
+    summary: 'Replace the signing secret, keeping the previous one signing for an overlap',
+    description:
+      'Answers the new secret, shown this once. Until `previousSecretExpiresAt` every delivery carries two `v1` signatures (new secret first, then the previous one), so receivers can switch secrets without missing a delivery.',
+    tags,
+    params,
+    body: RotateSecretBody,
+    output: WebhookEndpointWithSecret,
+  }),
+  listDeliveries: defineOperation({
+    name: 'webhooks.listDeliveries',
+    method: 'get',
+    path: '/webhooks/{id}/deliveries',
+    scope: 'webhooks:read',
+    summary: "List an endpoint's deliveries, newest first; filter by status or event",
+    tags,
+    params,
+    query: ListDeliveriesQuery,
+    output: listEnvelope(WebhookDelivery, 'WebhookDeliveryList'),
+  }),
+  getDelivery: defineOperation({
+    name: 'webhooks.getDelivery',
+    method: 'get',
+    path: '/webhooks/{id}/deliveries/{deliveryId}',
+    scope: 'webhooks:read',
+    summary: 'Get a delivery',
+    tags,
+    params: deliveryParams,
+    output: WebhookDelivery,
+  }),
+  listAttempts: defineOperation({
+    name: 'webhooks.listAttempts',
+    method: 'get',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/attempts',
+    scope: 'webhooks:read',
+    summary: "List a delivery's attempts, newest first",
+    tags,
+    params: deliveryParams,
+    query: ListQuery,
+    output: listEnvelope(WebhookAttempt, 'WebhookAttemptList'),
+  }),
+  replayDelivery: defineOperation({
+    name: 'webhooks.replayDelivery',
+    method: 'post',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/replay',
+    scope: 'webhooks:write',
+    summary: 'Deliver the same event again',
+    description:
+      'Queues a new attempt with the same event id; earlier attempts stay in the history. A successful replay marks the delivery delivered; a failed one changes neither its status nor its schedule.',
+    tags,
+    params: deliveryParams,
+    output: WebhookDelivery,
+  }),
+  replayEvent: defineOperation({
+    name: 'webhooks.replayEvent',
+    method: 'post',
+    path: '/webhooks/{id}/events/{eventId}/replay',
+    scope: 'webhooks:write',
+    summary: 'Deliver an event to this endpoint',
+    description:
+      'A replay attempt of the existing delivery of that event, or a new delivery (with the retry schedule) when the endpoint never had one, e.g. an event recorded before it subscribed.',
+    tags,
+    params: z.object({ id: Uuid, eventId: Uuid }),
+    output: WebhookDelivery,
+  }),
+};

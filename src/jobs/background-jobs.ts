@@ -1,0 +1,47 @@
+// What the worker process runs on pg-boss: today the webhook delivery pipeline. Also started in-process by tests.
+import type { Pool } from '../platform/database.js';
+import type { Logger } from '../platform/logger.js';
+import { packageVersion } from '../platform/paths.js';
+import {
+  attemptExpirySeconds,
+  startWebhookDelivery,
+  webhookDeliveryQueue,
+  type DeliveryLimits,
+  type WebhookSettings,
+} from '../domains/webhooks/index.js';
+import { startJobQueue } from './job-queue.js';
+
+export interface BackgroundJobs {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export async function startBackgroundJobs(options: {
+  pool: Pool;
+  log: Logger;
+  webhooks: WebhookSettings;
+  limits?: Partial<DeliveryLimits>;
+}): Promise<BackgroundJobs> {
+  const { pool, log, webhooks } = options;
+  const expiry = attemptExpirySeconds(webhooks.timeoutMs);
+  const boss = await startJobQueue(pool, log, {
+    queues: [webhookDeliveryQueue(webhooks)],
+    // Often enough that an attempt orphaned by a killed worker runs again soon after its expiry.
+    maintenanceIntervalSeconds: Math.min(60, Math.max(1, Math.ceil(expiry / 2))),
+  });
+  const delivery = startWebhookDelivery({
+    boss,
+    pool,
+    log: log.child({ component: 'webhooks' }),
+    settings: webhooks,
+    userAgent: `promotions-service-webhooks/${packageVersion}`,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  return {
+    wake: () => delivery.wake(),
+    async stop() {
+      await delivery.stop();
+      await boss.stop({ graceful: false, close: false });
+    },
+  };
+}

@@ -1,0 +1,52 @@
+// pg-boss on the service's own PostgreSQL and pool: its schema is created (or migrated) on start, queues are created
+// at boot (in pg-boss 10, sending to a queue that was never created stores nothing), maintenance expires jobs whose
+// worker died so they run again.
+import PgBoss from 'pg-boss';
+import type { Pool } from '../platform/database.js';
+import type { Logger } from '../platform/logger.js';
+
+export const JOB_SCHEMA = 'pgboss';
+
+/** pg-boss's SQL seam on our pool. Its multi-statement plans carry their own BEGIN: a failure must not leave the
+ * pooled connection inside an aborted transaction. */
+function poolExecutor(pool: Pool): PgBoss.Db {
+  return {
+    async executeSql(text, values) {
+      const client = await pool.connect();
+      try {
+        return await client.query(text, values);
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+export async function startJobQueue(
+  pool: Pool,
+  log: Logger,
+  options: { queues: readonly PgBoss.Queue[]; maintenanceIntervalSeconds: number },
+): Promise<PgBoss> {
+  const boss = new PgBoss({
+    db: poolExecutor(pool),
+    schema: JOB_SCHEMA,
+    migrate: true,
+    supervise: true,
+    schedule: false,
+    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
+    // Delivery history lives in our own tables; finished jobs need not linger.
+    archiveCompletedAfterSeconds: 3600,
+    deleteAfterDays: 1,
+  });
+  boss.on('error', (error: Error) => log.warn({ err: error.message }, 'job queue error'));
+  await boss.start();
+  for (const queue of options.queues) {
+    await boss.createQueue(queue.name, queue);
+    // createQueue keeps an existing queue's options; settings such as the expiry follow the configuration.
+    await boss.updateQueue(queue.name, queue);
+  }
+  return boss;
+}
