@@ -6,9 +6,11 @@ import { loadConfigOrExit } from './config.js';
 import { operations } from './contract/registry.js';
 import { createApp } from './http/app.js';
 import { databaseCheck, migrationsCheck, workerCheck } from './http/readiness-checks.js';
+import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
 import { createLogger } from './platform/logger.js';
 import { readMigrationFiles } from './platform/migrations.js';
 import { packageVersion } from './platform/paths.js';
+import { resolveSecretKey } from './platform/secret-key.js';
 import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase } from './runtime.js';
 import { assertEveryOperationHandled, boundHandlers } from './transports/handler-registry.js';
 
@@ -23,6 +25,7 @@ async function start() {
   const prepared = await prepareDatabase(database.pool, config, log);
   if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
   const cursors = await createCursors(config);
+  configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
   const migrationFiles = await readMigrationFiles();
 
   const readinessChecks = {

@@ -2,7 +2,9 @@
 import { apiKeyContract } from '../domains/access/api-key.contract.js';
 import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
+import { eventContract } from '../domains/events/event.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
+import { webhookContract } from '../domains/webhooks/webhook.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
 
 // Not annotated as Operation[]: the element type keeps each operation's name and schemas for the typed client.
@@ -12,4 +14,6 @@ export const operations = Object.freeze([
   ...Object.values(campaignContract),
   ...Object.values(voucherContract),
   ...Object.values(customerContract),
+  ...Object.values(webhookContract),
+  ...Object.values(eventContract),
 ]);
