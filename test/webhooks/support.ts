@@ -2,7 +2,7 @@
 // test database) running in this process with a schedule in seconds.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { configureWebhooks, type WebhookSettings } from '../../src/domains/webhooks/index.js';
+import { configureWebhooks, type DeliveryLimits, type WebhookSettings } from '../../src/domains/webhooks/index.js';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs/background-jobs.js';
 import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -18,7 +18,10 @@ export interface WebhookHarness {
   close(): Promise<void>;
 }
 
-export async function startWebhookHarness(overrides: Partial<WebhookSettings> = {}): Promise<WebhookHarness> {
+export async function startWebhookHarness(
+  overrides: Partial<WebhookSettings> = {},
+  limits: Partial<DeliveryLimits> = {},
+): Promise<WebhookHarness> {
   const settings: WebhookSettings = {
     secretsKey: randomBytes(32),
     allowPrivateTargets: true,
@@ -37,7 +40,7 @@ export async function startWebhookHarness(overrides: Partial<WebhookSettings> = 
   });
   const log = createLogger('debug', sink);
   const workerPool = createPool(service.db.url, { max: 8, log });
-  const jobs = await startBackgroundJobs({ pool: workerPool, log, webhooks: settings, limits: { pollMs: 100, dispatchPollMs: 50 } });
+  const jobs = await startBackgroundJobs({ pool: workerPool, log, webhooks: settings, limits: { pollMs: 100, dispatchPollMs: 50, ...limits } });
   return {
     service,
     settings,

@@ -73,7 +73,6 @@ export async function refuseTarget(rawUrl: string, allowPrivateTargets: boolean)
   if (allowPrivateTargets) return undefined;
   const host = hostOf(url);
   if (isIP(host)) return isPrivateAddress(host) ? 'points to a private, loopback or link-local address' : undefined;
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'points to a private, loopback or link-local address';
   try {
     const addresses = await resolveAll(host);
     if (addresses.length === 0) return 'does not resolve';
