@@ -1,0 +1,118 @@
+// The worker as a real process (dist/workers/background.js) on a test database: several copies share the work, a
+// SIGTERM lets the attempt in flight finish and be recorded, and a SIGKILL mid-delivery loses nothing: after a
+// restart the same event (same id) arrives again.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { projectRoot } from '../../src/platform/paths.js';
+import { deriveKey } from '../../src/platform/secret-key.js';
+import { baseEnv, freePort } from '../support/processes.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { createEndpoint, deliveryOf, independentlyVerifies, recordCustomerEvent, until } from '../webhooks/support.js';
+
+const SECRET_KEY = randomBytes(32).toString('base64url');
+let service: TestService;
+const receivers: Receiver[] = [];
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  configureWebhooks({ secretsKey: deriveKey(SECRET_KEY, 'webhook-secrets'), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000, 1_000] });
+  service = await startTestService();
+});
+afterAll(async () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+  for (const r of receivers) await r.close();
+  await service?.close();
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startWorker(): Promise<WorkerProcess> {
+  const port = await freePort();
+  const env = baseEnv({
+    DATABASE_URL: service.db.url,
+    SECRET_KEY,
+    WORKER_HEALTH_PORT: String(port),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    WEBHOOK_RETRY_SCHEDULE: '1s,1s',
+  });
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/workers/background.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  workers.push(child);
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  await until(async () => {
+    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
+    return (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0)) === 200;
+  }, 30_000, 'worker health');
+  return { child, output: () => output, exited };
+}
+
+async function receiver() {
+  const r = await startReceiver();
+  receivers.push(r);
+  return r;
+}
+
+describe('the worker process', () => {
+  it('runs as several copies at once, each event delivered once in normal operation', async () => {
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    const { api } = await service.newWorkspace();
+    const rx = await receiver();
+    await createEndpoint(api, { url: rx.url, events: '*' });
+    for (let i = 0; i < 40; i++) await recordCustomerEvent(api, `many-${i}`);
+    const requests = await rx.waitFor(40);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(new Set(requests.map((r) => r.body.id)).size).toBe(40);
+    expect(rx.requests).toHaveLength(40);
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    expect((await a.exited).code).toBe(0);
+    expect((await b.exited).code).toBe(0);
+  }, 60_000);
+
+  it('finishes and records the attempt in flight when stopped with SIGTERM', async () => {
+    const worker = await startWorker();
+    const { api } = await service.newWorkspace();
+    const rx = await receiver();
+    rx.reply = () => ({ status: 200, delayMs: 700 });
+    const endpoint = await createEndpoint(api, { url: rx.url, events: '*' });
+    const { event } = await recordCustomerEvent(api);
+    await rx.waitFor(1);
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+    expect(await deliveryOf(api, endpoint.id, event.id)).toMatchObject({ status: 'delivered', attempts: 1, responseStatus: 200 });
+    expect(worker.output()).not.toContain(endpoint.secret);
+  }, 30_000);
+
+  it('delivers the event again, same id, after being killed mid-delivery and restarted', async () => {
+    const first = await startWorker();
+    const { api } = await service.newWorkspace();
+    const rx = await receiver();
+    rx.reply = (_req, n) => (n === 1 ? 'hang' : { status: 200 });
+    const endpoint = await createEndpoint(api, { url: rx.url, events: '*' });
+    const { event } = await recordCustomerEvent(api);
+    const [inFlight] = await rx.waitFor(1);
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    expect(await deliveryOf(api, endpoint.id, event.id)).toMatchObject({ status: 'pending', attempts: 0 });
+
+    const second = await startWorker();
+    const [, again] = await rx.waitFor(2, 20_000);
+    expect(again!.headers['x-service-event-id']).toBe(event.id);
+    expect(again!.body).toEqual(inFlight!.body);
+    expect(independentlyVerifies(again!.rawBody, String(again!.headers['x-service-signature']), endpoint.secret)).toBe(true);
+    await until(async () => (await deliveryOf(api, endpoint.id, event.id))?.status === 'delivered');
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  }, 60_000);
+});
