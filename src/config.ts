@@ -55,6 +55,10 @@ const EnvSchema = z.object({
   EMBEDDED_PG_PORT: port.optional(),
   DB_POOL_SIZE: positiveInt.max(1000).default(20),
   START_WORKER: booleanFlag.default(true),
+  ENGINE_CACHE_SIZE: positiveInt.max(50_000_000).default(200_000),
+  ENGINE_CACHE_TTL_MS: positiveInt.default(30_000),
+  ENGINE_MAX_BATCH: positiveInt.max(10_000).default(500),
+  HOT_PATH_DISPATCHER: booleanFlag.default(true),
 });
 
 export type Config = Readonly<{
@@ -74,6 +78,14 @@ export type Config = Readonly<{
   embeddedPgPort: number | undefined;
   dbPoolSize: number;
   startWorker: boolean;
+  /** Vouchers kept in memory per partition. */
+  engineCacheSize: number;
+  /** A cached voucher older than this is read again (bounds staleness when another process writes). */
+  engineCacheTtlMs: number;
+  /** Requests decided and committed together at most. */
+  engineMaxBatch: number;
+  /** Serve the hot routes with the lean dispatcher in front of express. */
+  hotPathDispatcher: boolean;
 }>;
 
 export class ConfigError extends Error {}
@@ -115,6 +127,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedPgPort: e.EMBEDDED_PG_PORT,
     dbPoolSize: e.DB_POOL_SIZE,
     startWorker: e.START_WORKER,
+    engineCacheSize: e.ENGINE_CACHE_SIZE,
+    engineCacheTtlMs: e.ENGINE_CACHE_TTL_MS,
+    engineMaxBatch: e.ENGINE_MAX_BATCH,
+    hotPathDispatcher: e.HOT_PATH_DISPATCHER,
   });
 }
 

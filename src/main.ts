@@ -4,8 +4,12 @@ import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
 import { operations } from './contract/registry.js';
+import { verifyApiKeyCached, listenForApiKeyChanges } from './domains/access/index.js';
+import { startRedemptionEngine } from './engine/redemption-engine.js';
 import { createApp } from './http/app.js';
-import { databaseCheck, migrationsCheck, workerCheck } from './http/readiness-checks.js';
+import { createHotPathDispatcher } from './http/hot-path-dispatcher.js';
+import { createWebServer } from './http/web-server.js';
+import { databaseCheck, migrationsCheck, partitionsCheck, workerCheck } from './http/readiness-checks.js';
 import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
 import { createLogger } from './platform/logger.js';
 import { readMigrationFiles } from './platform/migrations.js';
@@ -28,13 +32,26 @@ async function start() {
   configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
   const migrationFiles = await readMigrationFiles();
 
+  const engine = await startRedemptionEngine({
+    databaseUrl: database.url,
+    db: database.pool,
+    partitions: config.partitions,
+    cacheSize: config.engineCacheSize,
+    cacheTtlMs: config.engineCacheTtlMs,
+    maxBatch: config.engineMaxBatch,
+    log,
+    logLevel: config.logLevel,
+  });
+  const stopListening = listenForApiKeyChanges(database.url, log);
   const readinessChecks = {
     database: databaseCheck(database.pool),
+    partitions: partitionsCheck(engine),
     migrations: migrationsCheck(database.pool, migrationFiles),
     ...(config.startWorker ? { worker: workerCheck(database.pool) } : {}),
   };
+  const deps = { db: database.pool, cursors, log, engine };
   const app = createApp({
-    deps: { db: database.pool, cursors, log },
+    deps,
     operations,
     handlers: boundHandlers,
     version: packageVersion,
@@ -42,8 +59,12 @@ async function start() {
     readinessChecks,
   });
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
+    const hotPath = config.hotPathDispatcher
+      ? createHotPathDispatcher({ handlers: boundHandlers, deps, maxBodyBytes: config.maxBodyBytes, verify: verifyApiKeyCached })
+      : undefined;
+    const s = createWebServer(app, hotPath);
     s.once('error', reject);
+    s.listen(config.port, config.host, () => resolve(s));
   });
   server.keepAliveTimeout = 65_000;
   log.info({ port: config.port, host: config.host, version: packageVersion, embeddedDatabase: database.embedded }, 'listening');
@@ -68,6 +89,8 @@ async function start() {
     await closed;
     clearTimeout(drainTimer);
     await workerExited;
+    await stopListening();
+    await engine.stop();
     await database.close();
     log.info('stopped');
     process.exit(0);

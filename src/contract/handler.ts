@@ -2,6 +2,7 @@
 import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
+import type { RedemptionEngine } from './engine-port.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
 
 export interface AuthContext {
@@ -15,6 +16,7 @@ export interface ServiceDeps {
   db: Pool;
   cursors: CursorCodec;
   log: Logger;
+  engine: RedemptionEngine;
 }
 
 export interface HandlerContext<Op extends Operation> {

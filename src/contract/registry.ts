@@ -2,6 +2,7 @@
 import { apiKeyContract } from '../domains/access/api-key.contract.js';
 import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
+import { redemptionContract } from '../domains/redemptions/redemption.contract.js';
 import { eventContract } from '../domains/events/event.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
@@ -14,6 +15,7 @@ export const operations = Object.freeze([
   ...Object.values(campaignContract),
   ...Object.values(voucherContract),
   ...Object.values(customerContract),
+  ...Object.values(redemptionContract),
   ...Object.values(webhookContract),
   ...Object.values(eventContract),
 ]);

@@ -4,7 +4,7 @@ import typeis from 'type-is';
 import type { BoundHandler, ServiceDeps } from '../contract/handler.js';
 import { ProblemError } from '../contract/problems.js';
 import type { Operation } from '../contract/operation.js';
-import { verifyApiKey } from '../domains/access/index.js';
+import { verifyApiKeyCached } from '../domains/access/index.js';
 import { API_PREFIX, buildOpenApiDocument } from '../transports/openapi-document.js';
 import { requestValidator } from '../transports/request-validator.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
@@ -51,7 +51,7 @@ export function createApp(options: AppOptions): express.Express {
   const api = express.Router();
   api.use(requireJsonBody);
   api.use(express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }));
-  api.use(authenticate(options.deps.db, verifyApiKey));
+  api.use(authenticate(options.deps.db, verifyApiKeyCached));
   api.use(scopeChecks(options.handlers));
   api.use(requestValidator(document));
   api.use(restRoutes(options.handlers, options.deps));
@@ -61,7 +61,7 @@ export function createApp(options: AppOptions): express.Express {
   const guard = [
     requireJsonBody,
     express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }),
-    authenticate(options.deps.db, verifyApiKey),
+    authenticate(options.deps.db, verifyApiKeyCached),
   ];
   const faceOptions = { handlers: options.handlers, deps: options.deps, version: options.version, guard };
   app.use(RPC_PREFIX, rpcRouter(faceOptions));

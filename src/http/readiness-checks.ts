@@ -25,3 +25,7 @@ export function workerCheck(db: Pool): ReadinessCheck {
     return live > 0 ? { ok: true, live } : { ok: false, live, detail: `no worker heartbeat in the last ${HEARTBEAT_STALE_SECONDS} s` };
   };
 }
+
+export function partitionsCheck(engine: { check(): Promise<{ ok: boolean; detail: string }> }): ReadinessCheck {
+  return async () => engine.check();
+}

@@ -3,6 +3,7 @@ import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { hasScope, type Scope } from '../../contract/scopes.js';
 import { apiKeyContract } from './api-key.contract.js';
+import { forgetApiKeys } from './api-key-cache.js';
 import { listApiKeys, revokeApiKey } from './api-key.queries.js';
 import { createApiKey } from './api-key.service.js';
 
@@ -17,5 +18,6 @@ export const apiKeyHandlers = implement(apiKeyContract, {
   },
   async revokeApiKey({ input, auth, deps }) {
     if (!(await revokeApiKey(deps.db, auth.workspaceId, input.id))) throw problem('not_found', 'no such API key');
+    forgetApiKeys();
   },
 });

@@ -67,7 +67,8 @@ export async function touchApiKeyLastUsed(db: Sql, id: string): Promise<void> {
 
 export async function revokeApiKey(db: Sql, workspaceId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    'UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL',
+    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id)
+     SELECT pg_notify('api_keys_changed', id::text) FROM revoked`,
     [workspaceId, id],
   );
   return (rowCount ?? 0) > 0;
@@ -90,7 +91,8 @@ export function listApiKeys(db: Sql, cursors: CursorCodec, workspaceId: string, 
 /** For operators (CLI): revoke by id in whatever workspace the key lives. */
 export async function revokeApiKeyById(db: Sql, id: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE api_keys SET revoked_at = now() WHERE id::text = $1 AND revoked_at IS NULL`,
+    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id::text = $1 AND revoked_at IS NULL RETURNING id)
+     SELECT pg_notify('api_keys_changed', id::text) FROM revoked`,
     [id],
   );
   return (rowCount ?? 0) > 0;

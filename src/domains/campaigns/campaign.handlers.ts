@@ -26,11 +26,16 @@ export const campaignHandlers = implement(campaignContract, {
       if (current.type !== type) throw invalid('body.type', `the campaign type cannot change (it is ${current.type})`);
     }
     const updated = await updateCampaign(deps.db, auth.workspaceId, id, patch);
-    if (updated) return updated;
+    if (updated) {
+      await deps.engine.campaignChanged(auth.workspaceId, id);
+      return updated;
+    }
     if (!(await findCampaign(deps.db, auth.workspaceId, id))) throw notFound();
     throw invalid('body.expirationDate', 'expirationDate is before startDate');
   },
   async deleteCampaign({ input, auth, deps }) {
     if (!(await deleteCampaign(deps.db, auth.workspaceId, input.id))) throw notFound();
+    // Its vouchers went with it (foreign-key cascade): the partitions forget them.
+    await deps.engine.campaignChanged(auth.workspaceId, input.id);
   },
 });

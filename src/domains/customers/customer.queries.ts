@@ -124,3 +124,11 @@ export function listCustomers(db: Sql, cursors: CursorCodec, workspaceId: string
     request,
   );
 }
+
+export async function findCustomerByEmail(db: Sql, workspaceId: string, email: string): Promise<Customer | undefined> {
+  const { rows } = await db.query<CustomerRow>(
+    `SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND lower(email) = lower($2) ORDER BY created_at LIMIT 1`,
+    [workspaceId, email],
+  );
+  return rows[0] && toCustomer(rows[0]);
+}

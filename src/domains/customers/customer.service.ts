@@ -4,7 +4,7 @@ import type { CustomerReference } from '../../contract/common.schemas.js';
 import { problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { recordEvent } from '../events/index.js';
-import { findCustomer, findCustomerBySourceId, insertCustomer, insertCustomerIfAbsent, updateCustomer } from './customer.queries.js';
+import { findCustomer, findCustomerByEmail, findCustomerBySourceId, insertCustomer, insertCustomerIfAbsent, updateCustomer } from './customer.queries.js';
 import type { CreateCustomerBody, Customer, UpdateCustomerBody } from './customer.schemas.js';
 
 function isSourceIdConflict(error: unknown): boolean {
@@ -73,4 +73,12 @@ export async function upsertCustomer(tx: Sql, workspaceId: string, ref: Customer
     if (existing) return existing;
   }
   throw new Error(`customer ${sourceId} kept disappearing during upsert`);
+}
+
+/** The existing customer a reference names (by id, else sourceId, else email), without creating one. */
+export async function findCustomerReference(db: Sql, workspaceId: string, ref: CustomerReference): Promise<Customer | undefined> {
+  if (ref.id !== undefined) return findCustomer(db, workspaceId, ref.id);
+  if (ref.sourceId !== undefined) return findCustomerBySourceId(db, workspaceId, ref.sourceId);
+  if (ref.email !== undefined) return findCustomerByEmail(db, workspaceId, ref.email);
+  return undefined;
 }

@@ -1,0 +1,52 @@
+// The redemption engine as handlers see it (implemented by engine/redemption-engine.ts): typed outcomes in, typed
+// outcomes out; transport failures (idempotency conflict, unknown redemption) are thrown as ProblemError.
+import type { z } from 'zod';
+import type {
+  BalanceOutcome,
+  Order,
+  RedemptionOutcome,
+  RollbackOutcome,
+  StackOutcome,
+  ValidationOutcome,
+} from '../domains/redemptions/redemption.schemas.js';
+
+/** The customer of a request, resolved before the engine sees it (created when new). */
+export interface CustomerUse {
+  id: string | null;
+  given: boolean;
+}
+
+export interface IdempotencyClaim {
+  key: string;
+  /** sha-256 of the operation, its path and its canonical body. */
+  hash: string;
+}
+
+interface VoucherRequest {
+  workspaceId: string;
+  code: string;
+  order?: Order | undefined;
+  amount?: number | undefined;
+  customer: CustomerUse;
+}
+
+export interface RedemptionEngine {
+  validate(request: VoucherRequest): Promise<ValidationOutcome>;
+  redeem(request: VoucherRequest & { idempotency?: IdempotencyClaim | undefined; metadata?: Record<string, unknown> | undefined }): Promise<RedemptionOutcome>;
+  rollback(request: { workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined }): Promise<RollbackOutcome>;
+  redeemStack(request: {
+    workspaceId: string;
+    vouchers: Array<{ code: string; amount?: number | undefined }>;
+    order: Order;
+    customer: CustomerUse;
+    idempotency: IdempotencyClaim;
+    metadata?: Record<string, unknown> | undefined;
+    stackLimit: number;
+  }): Promise<StackOutcome>;
+  adjustBalance(request: { workspaceId: string; code: string; amount: number; entryType: 'CREDITS_ADDED' | 'ADJUSTMENT' }): Promise<z.input<typeof BalanceOutcome>>;
+  /** A voucher's settings changed, or it was created or deleted, through the CRUD API: the next decision reloads it. */
+  voucherChanged(workspaceId: string, code?: string): Promise<void>;
+  campaignChanged(workspaceId: string, campaignId: string): Promise<void>;
+  check(): Promise<{ ok: boolean; detail: string }>;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+// Verified API keys kept in memory for a few seconds, so the hot path does not read api_keys on every request.
+// Revocation stays immediate: a revoke in this process clears the cache before it answers, and a revoke anywhere
+// (another process, the CLI) sends NOTIFY api_keys_changed, which every web process listens for (see listenForApiKeyChanges).
+// The TTL bounds staleness should a notification be missed while the listener reconnects.
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import pg from 'pg';
+import type { AuthContext } from '../../contract/handler.js';
+import type { Sql } from '../../platform/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { verifyApiKey } from './api-key.service.js';
+
+export const API_KEY_CHANNEL = 'api_keys_changed';
+const TTL_MS = 5_000;
+
+// Keyed by a digest of the token, so the cache never holds a usable secret.
+const verified = new LRUCache<string, AuthContext>({ max: 10_000, ttl: TTL_MS });
+let listening = false;
+
+const digest = (token: string) => createHash('sha256').update(token).digest('base64');
+
+export function forgetApiKeys(): void {
+  verified.clear();
+}
+
+/** verifyApiKey with the cache in front (only while a listener keeps it honest; otherwise every call reads). */
+export async function verifyApiKeyCached(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<AuthContext | undefined> {
+  if (!listening) return verifyApiKey(db, token, onTouchError);
+  const id = digest(token);
+  const hit = verified.get(id);
+  if (hit) return hit;
+  const auth = await verifyApiKey(db, token, onTouchError);
+  if (auth) verified.set(id, auth);
+  return auth;
+}
+
+/** LISTENs for key changes on a dedicated connection; reconnects on loss. Returns a stop function. */
+export function listenForApiKeyChanges(connectionString: string, log: Logger): () => Promise<void> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const c = new pg.Client({ connectionString, application_name: 'promotions-service-listener' });
+    c.on('error', (error) => {
+      listening = false;
+      forgetApiKeys();
+      log.warn({ err: error.message }, 'API key listener lost its connection; reconnecting');
+      void c.end().catch(() => undefined);
+      if (!stopped) timer = setTimeout(() => void connect(), 1_000);
+    });
+    c.on('notification', () => forgetApiKeys());
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${API_KEY_CHANNEL}`);
+      client = c;
+      forgetApiKeys();
+      listening = !stopped;
+      if (stopped) await c.end();
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'API key listener could not connect; retrying');
+      await c.end().catch(() => undefined);
+      if (!stopped) timer = setTimeout(() => void connect(), 1_000);
+    }
+  };
+  void connect();
+  return async () => {
+    stopped = true;
+    listening = false;
+    if (timer) clearTimeout(timer);
+    await client?.end().catch(() => undefined);
+  };
+}

@@ -1,0 +1,104 @@
+// Discount math in integer minor units: what one voucher takes off what is left of an order, and the exact split of
+// a discount across the order's items (largest remainder: the shares always add up to the total, no rounding drift).
+import type { Discount } from '../vouchers/index.js';
+
+const PERCENT_SCALE = 1_000_000n;
+
+/** round-half-up(amount × percent / 100), exact for percentages with up to 6 decimals. */
+export function percentOf(amount: number, percent: number): number {
+  const scaled = BigInt(Math.round(percent * Number(PERCENT_SCALE)));
+  const denominator = 100n * PERCENT_SCALE;
+  return Number((BigInt(amount) * scaled * 2n + denominator) / (2n * denominator));
+}
+
+export interface LineState {
+  productId?: string | undefined;
+  sku?: string | undefined;
+  quantity: number;
+  price: number;
+  /** What is left of this line after earlier discounts. */
+  remaining: number;
+}
+
+function matchesUnit(line: LineState, discount: { productId?: string | undefined; sku?: string | undefined }): boolean {
+  if (discount.productId !== undefined && line.productId === discount.productId) return true;
+  return discount.sku !== undefined && line.sku === discount.sku;
+}
+
+/** Indexes of the lines a discount is spread over: UNIT discounts only their product, others every line. */
+export function discountedLines(discount: Discount, lines: readonly LineState[]): number[] {
+  const all = lines.map((_, i) => i);
+  return discount.type === 'UNIT' ? all.filter((i) => matchesUnit(lines[i]!, discount)) : all;
+}
+
+/** The discount before per-voucher caps, for `remaining` left of the order. */
+export function rawDiscount(discount: Discount, remaining: number, lines: readonly LineState[]): number {
+  switch (discount.type) {
+    case 'PERCENT': {
+      const off = percentOf(remaining, discount.percentOff);
+      return discount.amountLimit !== undefined ? Math.min(off, discount.amountLimit) : off;
+    }
+    case 'AMOUNT':
+      return discount.amountOff;
+    case 'FIXED':
+      return remaining > discount.fixedAmount ? remaining - discount.fixedAmount : 0;
+    case 'UNIT': {
+      let units = discount.unitOff;
+      let off = 0;
+      for (const line of lines) {
+        if (units === 0) break;
+        if (!matchesUnit(line, discount)) continue;
+        const free = Math.min(units, line.quantity);
+        off += Math.min(free * line.price, line.remaining);
+        units -= free;
+      }
+      return off;
+    }
+  }
+}
+
+/** A voucher's contribution: its raw discount, at most maxDiscount, never more than what is left of the order. */
+export function cappedDiscount(discount: Discount, remaining: number, lines: readonly LineState[], maxDiscount: number | null): number {
+  const raw = rawDiscount(discount, remaining, lines);
+  return Math.max(0, Math.min(raw, maxDiscount ?? Number.MAX_SAFE_INTEGER, remaining));
+}
+
+/**
+ * Splits `total` into integer shares proportional to `weights` (largest remainder, ties to the earlier index).
+ * Shares add up to exactly `total`; when total <= sum(weights) no share exceeds its weight. All-zero weights share equally.
+ */
+export function allocate(total: number, weights: readonly number[]): number[] {
+  if (weights.length === 0) return [];
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const basis = sum > 0 ? weights : weights.map(() => 1);
+  const basisSum = BigInt(sum > 0 ? sum : weights.length);
+  const t = BigInt(total);
+  const shares = basis.map((w) => (t * BigInt(w)) / basisSum);
+  const remainders = basis.map((w, i) => ({ i, r: (t * BigInt(w)) % basisSum }));
+  let left = t - shares.reduce((a, b) => a + b, 0n);
+  remainders.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+  for (const { i } of remainders) {
+    if (left === 0n) break;
+    shares[i]! += 1n;
+    left -= 1n;
+  }
+  return shares.map(Number);
+}
+
+/** Spreads one voucher's discount over its lines (by what is left of each) and takes it off them. Returns the shares. */
+export function spreadOverLines(discount: Discount | null, amount: number, lines: LineState[]): number[] {
+  const shares = lines.map(() => 0);
+  if (lines.length === 0 || amount === 0) return shares;
+  let targets = discount ? discountedLines(discount, lines) : lines.map((_, i) => i);
+  if (targets.length === 0) targets = lines.map((_, i) => i);
+  const covered = targets.reduce((sum, i) => sum + lines[i]!.remaining, 0);
+  // Lines that do not cover the discount (items summing below order.amount): spread over every line instead.
+  if (covered < amount) targets = lines.map((_, i) => i);
+  const split = allocate(amount, targets.map((i) => lines[i]!.remaining));
+  targets.forEach((lineIndex, k) => {
+    const share = split[k]!;
+    shares[lineIndex] = share;
+    lines[lineIndex]!.remaining = Math.max(0, lines[lineIndex]!.remaining - share);
+  });
+  return shares;
+}

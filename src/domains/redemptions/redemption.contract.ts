@@ -1,0 +1,123 @@
+// The hot operations (validate, redeem, stack, rollback), the gift ledger, and the redemption read models.
+import { z } from 'zod';
+import { Uuid } from '../../contract/common.schemas.js';
+import { defineOperation } from '../../contract/operation.js';
+import {
+  BalanceBody,
+  BalanceOutcome,
+  LedgerList,
+  ListRedemptionsQuery,
+  Redemption,
+  RedemptionList,
+  RedemptionOutcome,
+  RedeemBody,
+  RollbackBody,
+  RollbackOutcome,
+  StackBody,
+  StackOutcome,
+  ValidateBody,
+  ValidationOutcome,
+} from './redemption.schemas.js';
+
+// Any code a checkout may send: an unknown one is the outcome `voucher_not_found`, not a 400.
+const codeParams = z.object({ code: z.string().min(1).max(200).meta({ description: 'The voucher code, case-sensitive.' }) });
+const idParams = z.object({ id: Uuid });
+const OUTCOME_NOTE = 'Always 200 for a well-formed request: ineligibility is an outcome with a `code`, never an HTTP error.';
+
+export const redemptionContract = {
+  validateVoucher: defineOperation({
+    name: 'vouchers.validate',
+    method: 'post',
+    path: '/vouchers/{code}/validate',
+    scope: 'vouchers:read',
+    summary: 'Check whether a voucher can be used for an order (commits nothing)',
+    description: `Read-only preview of a redemption: the discount, the order totals, or why not. ${OUTCOME_NOTE}`,
+    tags: ['Redemptions'],
+    params: codeParams,
+    body: ValidateBody,
+    output: ValidationOutcome,
+  }),
+  redeemVoucher: defineOperation({
+    name: 'redemptions.redeem',
+    method: 'post',
+    path: '/vouchers/{code}/redemption',
+    scope: 'redemptions:write',
+    summary: 'Redeem a voucher for an order',
+    description: `Records the use (and takes gift credits) only after it is committed; emits \`voucher.redeemed\`. ${OUTCOME_NOTE} With an idempotency key, a repeated request gets the original outcome with \`idempotent: true\`.`,
+    tags: ['Redemptions'],
+    params: codeParams,
+    body: RedeemBody,
+    output: RedemptionOutcome,
+    idempotent: true,
+  }),
+  redeemStack: defineOperation({
+    name: 'redemptions.stack',
+    method: 'post',
+    path: '/redemptions/stack',
+    scope: 'redemptions:write',
+    summary: 'Redeem several vouchers together, atomically',
+    description:
+      'Evaluated in priority order (higher first, ties in request order); an exclusive voucher in a batch of more than one fails it (`exclusive_conflict`); each voucher takes at most its maxDiscount and never more than what is left of the order. Every voucher is redeemed, or none. Emits `voucher.redeemed` per voucher and `voucher.stack.redeemed`.',
+    tags: ['Redemptions'],
+    body: StackBody,
+    output: StackOutcome,
+    idempotent: true,
+  }),
+  rollbackRedemption: defineOperation({
+    name: 'redemptions.rollback',
+    method: 'post',
+    path: '/redemptions/{id}/rollback',
+    scope: 'redemptions:write',
+    summary: 'Roll back a redemption',
+    description: 'Restores the use and any gift credits; emits `voucher.redeemed.rolled_back`. A second rollback is `redemption_already_rolled_back`.',
+    tags: ['Redemptions'],
+    params: idParams,
+    body: RollbackBody,
+    output: RollbackOutcome,
+    idempotent: true,
+  }),
+  getRedemption: defineOperation({
+    name: 'redemptions.get',
+    method: 'get',
+    path: '/redemptions/{id}',
+    scope: 'redemptions:read',
+    summary: 'Get a redemption',
+    tags: ['Redemptions'],
+    params: idParams,
+    output: Redemption,
+  }),
+  listRedemptions: defineOperation({
+    name: 'redemptions.list',
+    method: 'get',
+    path: '/redemptions',
+    scope: 'redemptions:read',
+    summary: 'List redemptions, newest first; filter by voucher, customer, order or status',
+    tags: ['Redemptions'],
+    query: ListRedemptionsQuery,
+    output: RedemptionList,
+  }),
+  listTransactions: defineOperation({
+    name: 'vouchers.transactions',
+    method: 'get',
+    path: '/vouchers/{code}/transactions',
+    scope: 'vouchers:read',
+    summary: "A gift card's balance ledger, newest first",
+    description: 'Entries CREDITS_ADDED, REDEMPTION, ROLLBACK and ADJUSTMENT with signed amounts; they always sum to the balance.',
+    tags: ['Vouchers'],
+    params: codeParams,
+    query: ListRedemptionsQuery.pick({ limit: true, cursor: true }),
+    output: LedgerList,
+  }),
+  adjustBalance: defineOperation({
+    name: 'vouchers.adjustBalance',
+    method: 'post',
+    path: '/vouchers/{code}/balance',
+    scope: 'vouchers:write',
+    summary: "Top up (CREDITS_ADDED) or correct (ADJUSTMENT, signed) a gift card's balance",
+    description: 'Written by the partition that owns the card, so the next redemption sees it. The balance never goes below 0 (409).',
+    tags: ['Vouchers'],
+    params: codeParams,
+    body: BalanceBody,
+    output: BalanceOutcome,
+  }),
+};

@@ -1,0 +1,300 @@
+// The decision path of the hot operations, as pure functions: may this voucher be used (the contract's explanation
+// codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
+import type { Discount } from '../vouchers/index.js';
+import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
+import type { Explanation, ExplanationCode, Order, OrderTotals } from './redemption.schemas.js';
+
+export interface CampaignSnapshot {
+  id: string;
+  active: boolean;
+  startDate: number | null;
+  expirationDate: number | null;
+  currency: string | null;
+  priority: number;
+  exclusive: boolean;
+  version: number;
+  validationRuleIds: string[];
+}
+
+/** What the engine knows of a voucher (and its campaign) when it decides. Dates in epoch ms. */
+export interface VoucherSnapshot {
+  id: string;
+  workspaceId: string;
+  code: string;
+  type: 'DISCOUNT' | 'GIFT_CARD' | 'LOYALTY_CARD';
+  campaignId: string | null;
+  discount: Discount | null;
+  currency: string | null;
+  active: boolean;
+  startDate: number | null;
+  expirationDate: number | null;
+  redemptionLimit: number | null;
+  redeemedCount: number;
+  perCustomerLimit: number | null;
+  priority: number | null;
+  exclusive: boolean | null;
+  maxDiscount: number | null;
+  customerId: string | null;
+  giftBalance: number | null;
+  validationRuleIds: string[];
+  configVersion: number;
+  campaign: CampaignSnapshot | null;
+}
+
+/** The caller's side of a decision: who asks, and what is held or used already. */
+export interface UseContext {
+  /** Resolved customer id; null when no customer was given or it is new (no uses yet). */
+  customerId: string | null;
+  customerGiven: boolean;
+  /** This customer's successful uses of this voucher (held ones included). */
+  customerUses: number;
+  /** Uses and gift credits held by stacks in flight. */
+  heldUses: number;
+  heldBalance: number;
+}
+
+export interface Refusal {
+  ok: false;
+  code: ExplanationCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export interface Grant {
+  ok: true;
+  kind: 'DISCOUNT' | 'GIFT';
+  amount: number;
+  discountType: string;
+}
+
+export type Decision = Refusal | Grant;
+
+const MESSAGES: Record<ExplanationCode, string> = {
+  voucher_not_found: 'No voucher with this code exists.',
+  campaign_inactive: 'The campaign of this voucher is not active now.',
+  voucher_disabled: 'This voucher is disabled.',
+  voucher_expired: 'This voucher has expired.',
+  voucher_not_started: 'This voucher is not valid yet.',
+  redemption_limit_reached: 'This voucher has been used as many times as allowed.',
+  per_user_redemption_limit_reached: 'This customer has used this voucher as many times as allowed.',
+  customer_required: 'This voucher needs a customer.',
+  customer_not_found: 'No customer with this id exists.',
+  currency_mismatch: 'The order currency differs from the voucher currency.',
+  gift_balance_zero: 'The gift card has no balance left.',
+  order_required: 'An order is needed to use this voucher.',
+  validation_rule_failed: 'A validation rule of this voucher does not hold for this order.',
+  voucher_assigned_to_other_customer: 'This voucher belongs to another customer.',
+  gift_balance_insufficient: 'The gift card balance is below the amount asked.',
+  voucher_type_not_redeemable: 'Vouchers of this type are not redeemed here.',
+  exclusive_conflict: 'An exclusive voucher cannot be combined with others.',
+  stack_limit_exceeded: 'Too many vouchers in one stack.',
+  duplicate_voucher: 'The same voucher appears twice in the stack.',
+  skipped: 'Not applied because another voucher of the stack failed.',
+  redemption_already_rolled_back: 'This redemption has been rolled back already.',
+};
+
+export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {
+  return { ok: false, code, message: MESSAGES[code], ...(details ? { details } : {}) };
+}
+
+export function explanationOf(r: Refusal): Explanation {
+  return { code: r.code, message: r.message, ...r.details };
+}
+
+export function messageOf(code: ExplanationCode): string {
+  return MESSAGES[code];
+}
+
+export const effectivePriority = (v: VoucherSnapshot): number => v.priority ?? v.campaign?.priority ?? 0;
+export const isExclusive = (v: VoucherSnapshot): boolean => v.exclusive ?? v.campaign?.exclusive ?? false;
+export const voucherCurrency = (v: VoucherSnapshot): string | null => v.currency ?? v.campaign?.currency ?? null;
+
+/**
+ * Where reusable validation rules plug in (issue 6): the voucher's and its campaign's validationRuleIds are evaluated
+ * here, after the built-in checks. Until rules exist, none refuses.
+ */
+export type RuleCheck = (voucher: VoucherSnapshot, order: Order | undefined, use: UseContext) => Refusal | undefined;
+export const noRules: RuleCheck = () => undefined;
+
+export interface UseRequest {
+  order?: Order | undefined;
+  /** Gift credits wanted. */
+  amount?: number | undefined;
+}
+
+/** The contract's explanation codes, in the one order they are checked. */
+export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseRequest, now: number, rules: RuleCheck = noRules): Refusal | undefined {
+  const c = v.campaign;
+  if (c && (!c.active || (c.startDate !== null && now < c.startDate) || (c.expirationDate !== null && now > c.expirationDate))) {
+    return refusal('campaign_inactive', { campaignId: c.id });
+  }
+  if (!v.active) return refusal('voucher_disabled');
+  if (v.startDate !== null && now < v.startDate) return refusal('voucher_not_started', { startDate: new Date(v.startDate).toISOString() });
+  if (v.expirationDate !== null && now > v.expirationDate) return refusal('voucher_expired', { expirationDate: new Date(v.expirationDate).toISOString() });
+  if (v.type === 'LOYALTY_CARD') return refusal('voucher_type_not_redeemable', { type: v.type });
+  const gift = v.type === 'GIFT_CARD';
+  if (!request.order && (!gift || request.amount === undefined)) return refusal('order_required');
+  const currency = voucherCurrency(v);
+  if (request.order && currency !== null && request.order.currency !== currency) {
+    return refusal('currency_mismatch', { orderCurrency: request.order.currency, voucherCurrency: currency });
+  }
+  if ((v.perCustomerLimit !== null || v.customerId !== null) && !use.customerGiven) return refusal('customer_required');
+  if (v.customerId !== null && use.customerId !== v.customerId) return refusal('voucher_assigned_to_other_customer');
+  if (v.redemptionLimit !== null && v.redeemedCount + use.heldUses >= v.redemptionLimit) {
+    return refusal('redemption_limit_reached', { limit: v.redemptionLimit });
+  }
+  if (v.perCustomerLimit !== null && use.customerUses >= v.perCustomerLimit) {
+    return refusal('per_user_redemption_limit_reached', { limit: v.perCustomerLimit });
+  }
+  if (gift) {
+    const balance = (v.giftBalance ?? 0) - use.heldBalance;
+    if (balance <= 0) return refusal('gift_balance_zero');
+    if (request.amount !== undefined && request.amount > balance) {
+      return refusal('gift_balance_insufficient', { balance, amount: request.amount });
+    }
+  }
+  return rules(v, request.order, use);
+}
+
+/** Running state of one order while vouchers are applied to it in turn. */
+export interface OrderState {
+  remaining: number;
+  lines: LineState[];
+  discountShares: number[];
+  discountAmount: number;
+  giftAmount: number;
+}
+
+export function startOrder(order: Order | undefined): OrderState {
+  const lines = (order?.items ?? []).map((item) => ({ ...item, remaining: item.price * item.quantity }));
+  return { remaining: order?.amount ?? 0, lines, discountShares: lines.map(() => 0), discountAmount: 0, giftAmount: 0 };
+}
+
+/** What an eligible voucher gives against what is left of the order; `state` moves on when `apply` is true. */
+export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, state: OrderState, apply: boolean): Grant {
+  if (v.type === 'GIFT_CARD') {
+    const balance = (v.giftBalance ?? 0) - use.heldBalance;
+    const wanted = request.amount ?? Math.min(balance, state.remaining);
+    const amount = request.order ? Math.min(wanted, state.remaining) : wanted;
+    if (apply) {
+      state.remaining -= amount;
+      state.giftAmount += amount;
+    }
+    return { ok: true, kind: 'GIFT', amount, discountType: 'GIFT_CARD' };
+  }
+  const discount = v.discount!;
+  const amount = cappedDiscount(discount, state.remaining, state.lines, v.maxDiscount);
+  if (apply) {
+    const lines = state.lines.map((l) => ({ ...l }));
+    const shares = spreadOverLines(discount, amount, lines);
+    state.lines = lines;
+    shares.forEach((s, i) => (state.discountShares[i]! += s));
+    state.remaining -= amount;
+    state.discountAmount += amount;
+  }
+  return { ok: true, kind: 'DISCOUNT', amount, discountType: discount.type };
+}
+
+export function orderTotals(order: Order, state: OrderState): OrderTotals {
+  return {
+    amount: order.amount,
+    discountAmount: state.discountAmount,
+    giftAmount: state.giftAmount,
+    totalAmount: Math.max(0, order.amount - state.discountAmount - state.giftAmount),
+    currency: order.currency,
+    ...(order.items?.length
+      ? {
+          items: order.items.map((item, index) => ({
+            index,
+            ...(item.productId !== undefined ? { productId: item.productId } : {}),
+            ...(item.sku !== undefined ? { sku: item.sku } : {}),
+            amount: item.price * item.quantity,
+            discountAmount: state.discountShares[index]!,
+          })),
+        }
+      : {}),
+  };
+}
+
+/** One voucher alone: eligibility, then its grant against the whole order. */
+export function decideSingle(
+  v: VoucherSnapshot | undefined,
+  use: UseContext,
+  request: UseRequest,
+  now: number,
+  rules: RuleCheck = noRules,
+): { decision: Decision; state: OrderState } {
+  const state = startOrder(request.order);
+  if (!v) return { decision: refusal('voucher_not_found'), state };
+  const refused = eligibility(v, use, request, now, rules);
+  if (refused) return { decision: refused, state };
+  return { decision: grant(v, use, request, state, true), state };
+}
+
+export interface StackEntry {
+  code: string;
+  amount?: number | undefined;
+  voucher: VoucherSnapshot | undefined;
+  use: UseContext;
+}
+
+export interface StackMember {
+  /** Index in the request's vouchers array. */
+  index: number;
+  voucher: VoucherSnapshot;
+  grant: Grant;
+}
+
+export interface StackEvaluation {
+  ok: boolean;
+  failure?: Refusal;
+  /** Per request entry, in request order. */
+  results: Array<{ voucherCode: string; ok: boolean; code?: ExplanationCode; amount?: number; redemptionId?: string; priority: number }>;
+  /** Members in evaluation order, when ok. */
+  members: StackMember[];
+  state: OrderState;
+}
+
+/**
+ * The contract's stack rules: stack limit and duplicates first, then evaluation in priority order (higher first, ties
+ * in request order); an exclusive voucher in a batch of more than one stops the evaluation; each voucher takes what it
+ * gives from what the earlier ones left. The first failure fails the batch; the others are `skipped`.
+ */
+export function evaluateStack(
+  entries: readonly StackEntry[],
+  order: Order,
+  stackLimit: number,
+  now: number,
+  rules: RuleCheck = noRules,
+): StackEvaluation {
+  const state = startOrder(order);
+  const priorities = entries.map((e) => (e.voucher ? effectivePriority(e.voucher) : 0));
+  const results: StackEvaluation['results'] = entries.map((e, i) => ({ voucherCode: e.code, ok: false, code: 'skipped', priority: priorities[i]! }));
+  const fail = (index: number, r: Refusal): StackEvaluation => {
+    const failed = entries.map((e, i) => ({ voucherCode: e.code, ok: false, code: i === index ? r.code : ('skipped' as const), priority: priorities[i]! }));
+    return { ok: false, failure: r, results: failed, members: [], state: startOrder(order) };
+  };
+  const evaluationOrder = entries.map((_, i) => i).sort((a, b) => priorities[b]! - priorities[a]! || a - b);
+  if (entries.length > stackLimit) {
+    return fail(evaluationOrder[stackLimit]!, refusal('stack_limit_exceeded', { stackLimit }));
+  }
+  const seen = new Set<string>();
+  for (let i = 0; i < entries.length; i++) {
+    if (seen.has(entries[i]!.code)) return fail(i, refusal('duplicate_voucher', { voucherCode: entries[i]!.code }));
+    seen.add(entries[i]!.code);
+  }
+  const members: StackMember[] = [];
+  for (const index of evaluationOrder) {
+    const entry = entries[index]!;
+    const v = entry.voucher;
+    if (!v) return fail(index, refusal('voucher_not_found'));
+    if (entries.length > 1 && isExclusive(v)) return fail(index, refusal('exclusive_conflict', { voucherCode: v.code }));
+    const request = { order, amount: entry.amount };
+    const refused = eligibility(v, entry.use, request, now, rules);
+    if (refused) return fail(index, refused);
+    const given = grant(v, entry.use, request, state, true);
+    members.push({ index, voucher: v, grant: given });
+    results[index] = { voucherCode: entry.code, ok: true, amount: given.amount, priority: priorities[index]! };
+  }
+  return { ok: true, results, members, state };
+}

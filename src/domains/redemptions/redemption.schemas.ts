@@ -1,0 +1,224 @@
+// Hot-path shapes: orders, outcomes (typed business decisions, never HTTP errors), explanation codes, redemptions.
+import { z } from 'zod';
+import { Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { VoucherCode } from '../vouchers/voucher.schemas.js';
+
+/** Every business-decision code, one enum in the OpenAPI document. Later features append theirs. */
+export const EXPLANATION_CODES = [
+  'voucher_not_found',
+  'campaign_inactive',
+  'voucher_disabled',
+  'voucher_expired',
+  'voucher_not_started',
+  'redemption_limit_reached',
+  'per_user_redemption_limit_reached',
+  'customer_required',
+  'customer_not_found',
+  'currency_mismatch',
+  'gift_balance_zero',
+  'order_required',
+  'validation_rule_failed',
+  'voucher_assigned_to_other_customer',
+  'gift_balance_insufficient',
+  'voucher_type_not_redeemable',
+  'exclusive_conflict',
+  'stack_limit_exceeded',
+  'duplicate_voucher',
+  'skipped',
+  'redemption_already_rolled_back',
+] as const;
+export const ExplanationCode = z.enum(EXPLANATION_CODES).meta({ id: 'ExplanationCode', description: 'Why a voucher cannot be used: support-safe and stable.' });
+export type ExplanationCode = (typeof EXPLANATION_CODES)[number];
+
+export const Explanation = z
+  .looseObject({ code: ExplanationCode, message: z.string().optional() })
+  .meta({ id: 'Explanation', description: 'One reason behind an outcome, with details.' });
+export type Explanation = z.infer<typeof Explanation>;
+
+const ProductRef = z.string().min(1).max(200);
+
+export const OrderItem = z.object({
+  productId: ProductRef.optional(),
+  sku: ProductRef.optional(),
+  quantity: z.number().int().min(1).max(1_000_000),
+  price: Money.meta({ description: 'Unit price in minor units.' }),
+});
+export type OrderItem = z.infer<typeof OrderItem>;
+
+export const Order = z
+  .object({
+    id: z.string().min(1).max(200).optional().meta({ description: "The caller's own order id." }),
+    amount: Money.meta({ description: 'Order total before discounts, in minor units.' }),
+    currency: Currency,
+    items: z.array(OrderItem).max(500).optional(),
+    metadata: Metadata.optional(),
+  })
+  .meta({ id: 'Order', description: 'The cart a voucher is checked against.' });
+export type Order = z.infer<typeof Order>;
+
+export const ItemShare = z.object({
+  index: z.number().int().meta({ description: 'Position of the item in order.items.' }),
+  productId: z.string().optional(),
+  sku: z.string().optional(),
+  amount: Money.meta({ description: 'Line total (quantity × price).' }),
+  discountAmount: Money.meta({ description: "This item's share of the discounts; shares add up exactly to discountAmount." }),
+});
+
+export const OrderTotals = z
+  .object({
+    amount: Money,
+    discountAmount: Money,
+    giftAmount: Money.meta({ description: 'Gift credits applied (not a discount).' }),
+    totalAmount: Money.meta({ description: 'amount - discountAmount - giftAmount, never below 0.' }),
+    currency: Currency,
+    items: z.array(ItemShare).optional(),
+  })
+  .meta({ id: 'OrderTotals' });
+export type OrderTotals = z.infer<typeof OrderTotals>;
+
+const IdempotencyKey = z.string().min(1).max(200).meta({ description: 'One key per logical request; kept at least 24 hours.' });
+const GiftAmount = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Gift credits wanted, in minor units.' });
+
+export const ValidateBody = z.object({
+  order: Order.optional(),
+  customer: CustomerReference.optional(),
+  amount: GiftAmount.optional(),
+});
+
+export const RedeemBody = ValidateBody.extend({
+  idempotencyKey: IdempotencyKey.optional(),
+  metadata: Metadata.optional(),
+});
+
+export const VoucherSummary = z.object({
+  code: z.string(),
+  type: z.enum(['DISCOUNT', 'GIFT_CARD', 'LOYALTY_CARD']),
+  campaignId: Uuid.optional(),
+  balance: Money.optional(),
+});
+
+const OutcomeBase = {
+  code: ExplanationCode.optional(),
+  message: z.string().optional(),
+  explanations: z.array(Explanation).optional(),
+};
+
+export const ValidationOutcome = z
+  .object({
+    valid: z.boolean(),
+    ...OutcomeBase,
+    discount: z.object({ type: z.string(), amount: Money }).optional(),
+    order: OrderTotals.optional(),
+    voucher: VoucherSummary.optional(),
+  })
+  .meta({ id: 'ValidationOutcome' });
+export type ValidationOutcome = z.infer<typeof ValidationOutcome>;
+
+export const RedemptionStatus = z.enum(['SUCCEEDED', 'ROLLED_BACK']);
+
+export const RedemptionSummary = z.object({
+  id: Uuid,
+  voucherCode: z.string(),
+  amount: Money.meta({ description: 'Discount applied, or gift credits taken, in minor units.' }),
+  customerId: Uuid.optional(),
+  orderId: z.string().optional(),
+  stackId: Uuid.optional(),
+  status: RedemptionStatus,
+  createdAt: Timestamp,
+});
+
+export const RedemptionOutcome = z
+  .object({
+    ok: z.boolean(),
+    ...OutcomeBase,
+    idempotent: z.boolean().optional(),
+    redemption: RedemptionSummary.optional(),
+    order: OrderTotals.optional(),
+  })
+  .meta({ id: 'RedemptionOutcome' });
+export type RedemptionOutcome = z.infer<typeof RedemptionOutcome>;
+
+export const RollbackBody = z.object({
+  reason: z.string().max(500).optional(),
+  idempotencyKey: IdempotencyKey.optional(),
+});
+
+export const RollbackOutcome = z
+  .object({
+    ok: z.boolean(),
+    code: ExplanationCode.optional(),
+    message: z.string().optional(),
+    idempotent: z.boolean().optional(),
+    rollback: z
+      .object({ id: Uuid, redemptionId: Uuid, voucherCode: z.string(), amount: Money, createdAt: Timestamp })
+      .optional(),
+  })
+  .meta({ id: 'RollbackOutcome' });
+export type RollbackOutcome = z.infer<typeof RollbackOutcome>;
+
+export const StackBody = z.object({
+  vouchers: z.array(z.object({ code: VoucherCode, amount: GiftAmount.optional() })).min(1).max(30),
+  order: Order,
+  customer: CustomerReference.optional(),
+  idempotencyKey: IdempotencyKey,
+  metadata: Metadata.optional(),
+});
+
+export const StackResult = z.object({
+  voucherCode: z.string(),
+  ok: z.boolean(),
+  code: ExplanationCode.optional(),
+  amount: Money.optional(),
+  redemptionId: Uuid.optional(),
+  priority: z.number().int(),
+});
+
+export const StackOutcome = z
+  .object({
+    ok: z.boolean(),
+    ...OutcomeBase,
+    idempotent: z.boolean().optional(),
+    stackId: Uuid.optional(),
+    results: z.array(StackResult),
+    order: OrderTotals.optional(),
+  })
+  .meta({ id: 'StackOutcome' });
+export type StackOutcome = z.infer<typeof StackOutcome>;
+
+export const Redemption = RedemptionSummary.extend({
+  kind: z.enum(['DISCOUNT', 'GIFT']),
+  campaignId: Uuid.optional(),
+  orderAmount: Money.optional(),
+  currency: Currency.optional(),
+  metadata: Metadata,
+  rolledBackAt: Timestamp.optional(),
+}).meta({ id: 'Redemption' });
+export type Redemption = z.infer<typeof Redemption>;
+
+export const RedemptionList = listEnvelope(Redemption, 'RedemptionList');
+
+export const ListRedemptionsQuery = ListQuery.extend({
+  voucherCode: z.string().min(1).max(100).optional(),
+  customerId: Uuid.optional(),
+  orderId: z.string().min(1).max(200).optional(),
+  status: RedemptionStatus.optional(),
+});
+
+export const LedgerEntry = z
+  .object({
+    id: Uuid,
+    type: z.enum(['CREDITS_ADDED', 'REDEMPTION', 'ROLLBACK', 'ADJUSTMENT']),
+    amount: z.number().int().meta({ description: 'Signed change of the balance, in minor units.' }),
+    balanceAfter: Money,
+    redemptionId: Uuid.optional(),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'GiftLedgerEntry' });
+export const LedgerList = listEnvelope(LedgerEntry, 'GiftLedgerList');
+
+export const BalanceBody = z.object({
+  amount: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).refine((n) => n !== 0, 'must not be 0'),
+  type: z.enum(['CREDITS_ADDED', 'ADJUSTMENT']).default('CREDITS_ADDED').meta({ description: 'CREDITS_ADDED takes positive amounts only.' }),
+});
+export const BalanceOutcome = z.object({ code: z.string(), balance: Money, entry: LedgerEntry }).meta({ id: 'GiftBalanceChange' });
+export type BalanceOutcome = z.infer<typeof BalanceOutcome>;

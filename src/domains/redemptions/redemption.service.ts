@@ -1,0 +1,49 @@
+// Redemption use cases: resolve the customer (created when new, with customer.created), derive the idempotency claim,
+// and hand the decision to the engine. The engine decides and writes; this file only prepares its requests.
+import { createHash } from 'node:crypto';
+import type { CustomerReference } from '../../contract/common.schemas.js';
+import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.js';
+import { withTransaction, type Pool } from '../../platform/database.js';
+import { findCustomerReference, upsertCustomer } from '../customers/index.js';
+
+/** Keys sorted at every level, so two bodies that mean the same hash the same. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** The claim of a request on its idempotency key: the operation, its path and its body (without the key) hashed. */
+export function idempotencyClaim(operation: string, path: string, input: Record<string, unknown>): IdempotencyClaim | undefined {
+  const { idempotencyKey, ...body } = input;
+  if (typeof idempotencyKey !== 'string') return undefined;
+  const hash = createHash('sha256').update(JSON.stringify([operation, path, canonical(body)])).digest('hex');
+  return { key: idempotencyKey, hash };
+}
+
+const NO_CUSTOMER: CustomerUse = { id: null, given: false };
+
+/**
+ * The customer a redemption names. By id: it must exist (else undefined → `customer_not_found`). By sourceId: found,
+ * or created now (with its customer.created event) when `create` is set; a preview (validate) never creates.
+ * By email alone: found by email, else treated as a new customer without uses.
+ */
+export async function resolveCustomer(db: Pool, workspaceId: string, ref: CustomerReference | undefined, create: boolean): Promise<CustomerUse | undefined> {
+  if (!ref) return NO_CUSTOMER;
+  if (ref.id !== undefined || !create || ref.sourceId === undefined) {
+    const found = await findCustomerReference(db, workspaceId, ref);
+    if (ref.id !== undefined && !found) return undefined;
+    return { id: found?.id ?? null, given: true };
+  }
+  // The common case, a returning customer, is one indexed read; only a new one takes a transaction.
+  const existing = await findCustomerReference(db, workspaceId, ref);
+  if (existing) return { id: existing.id, given: true };
+  const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
+  return { id: customer?.id ?? null, given: true };
+}

@@ -1,0 +1,195 @@
+// One transaction for a whole batch of decisions: idempotency keys first, then the guarded counter updates, then the
+// rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold rolls everything back and says
+// which part was stale, so the partition reloads it and decides again.
+import { randomUUID } from 'node:crypto';
+import { recordEvents, type NewEvent } from '../../domains/events/index.js';
+import type { Pool } from '../../platform/database.js';
+import {
+  applyUsageDeltas,
+  applyVoucherDeltas,
+  insertIdempotencyKeys,
+  insertLedgerEntries,
+  insertRedemptions,
+  insertRollbacks,
+  markRolledBack,
+  settleBalances,
+  type LedgerRow,
+  type RedemptionRow,
+  type RollbackRow,
+  type StoredKey,
+  type UsageDelta,
+  type UsageKey,
+  type VoucherAfter,
+  type VoucherDelta,
+} from './hot-path.sql.js';
+
+export interface WritePlan {
+  keys: StoredKey[];
+  rollbackIds: string[];
+  deltas: Map<string, VoucherDelta>;
+  usage: Map<string, UsageDelta>;
+  /** perCustomerLimit by voucher id, for the vouchers whose usage changes. */
+  usageLimits: Map<string, number | null>;
+  redemptions: RedemptionRow[];
+  rollbacks: RollbackRow[];
+  /** Ledger rows per voucher id, in the order of their changes; balanceAfter is settled at commit. */
+  ledger: Map<string, LedgerRow[]>;
+  events: NewEvent[];
+}
+
+export function emptyPlan(): WritePlan {
+  return {
+    keys: [],
+    rollbackIds: [],
+    deltas: new Map(),
+    usage: new Map(),
+    usageLimits: new Map(),
+    redemptions: [],
+    rollbacks: [],
+    ledger: new Map(),
+    events: [],
+  };
+}
+
+export const usageKey = (voucherId: string, customerId: string) => `${voucherId} ${customerId}`;
+
+export function isEmpty(plan: WritePlan): boolean {
+  return plan.keys.length === 0 && plan.deltas.size === 0 && plan.rollbackIds.length === 0 && plan.events.length === 0;
+}
+
+export type CommitResult =
+  | { ok: true; vouchers: VoucherAfter[]; usage: Array<UsageKey & { uses: number }> }
+  | { ok: false; takenKeys: string[]; staleVouchers: string[]; staleUsage: UsageKey[]; racedRollbacks: string[] };
+
+const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>): CommitResult => ({
+  ok: false,
+  takenKeys: [],
+  staleVouchers: [],
+  staleUsage: [],
+  racedRollbacks: [],
+  ...part,
+});
+
+export async function commitPlan(pool: Pool, plan: WritePlan): Promise<CommitResult> {
+  const client = await pool.connect();
+  let open = false;
+  try {
+    await client.query('BEGIN');
+    open = true;
+    const result = await writePlan(client, plan);
+    await client.query(result.ok ? 'COMMIT' : 'ROLLBACK');
+    open = false;
+    return result;
+  } catch (error) {
+    if (open) await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function writePlan(tx: Pool | import('pg').PoolClient, plan: WritePlan): Promise<CommitResult> {
+  const inserted = await insertIdempotencyKeys(tx, plan.keys);
+  if (inserted.size < plan.keys.length) {
+    return failed({ takenKeys: plan.keys.filter((k) => !inserted.has(`${k.workspaceId} ${k.key}`)).map((k) => `${k.workspaceId} ${k.key}`) });
+  }
+  const marked = await markRolledBack(tx, plan.rollbackIds);
+  if (marked.size < plan.rollbackIds.length) return failed({ racedRollbacks: plan.rollbackIds.filter((id) => !marked.has(id)) });
+
+  const deltas = [...plan.deltas.values()];
+  const vouchers = await applyVoucherDeltas(tx, deltas);
+  if (vouchers.length < deltas.length) {
+    const passed = new Set(vouchers.map((v) => v.id));
+    return failed({ staleVouchers: deltas.filter((d) => !passed.has(d.id)).map((d) => d.id) });
+  }
+  const usage = await applyUsageDeltas(tx, [...plan.usage.values()]);
+  const over = usage.filter((u) => {
+    const limit = plan.usageLimits.get(u.voucherId);
+    return limit !== null && limit !== undefined && u.uses > limit && (plan.usage.get(usageKey(u.voucherId, u.customerId))?.delta ?? 0) > 0;
+  });
+  if (over.length) return failed({ staleUsage: over });
+
+  const ledger: LedgerRow[] = [];
+  for (const after of vouchers) {
+    const rows = plan.ledger.get(after.id);
+    if (!rows) continue;
+    settleBalances(rows, after.giftBalance ?? 0);
+    ledger.push(...rows);
+  }
+  await insertRedemptions(tx, plan.redemptions);
+  await insertRollbacks(tx, plan.rollbacks);
+  await insertLedgerEntries(tx, ledger);
+  await recordEvents(tx, plan.events);
+  return { ok: true, vouchers, usage };
+}
+
+export interface RedemptionDraft {
+  voucher: import('../../domains/redemptions/redemption.rules.js').VoucherSnapshot;
+  kind: 'DISCOUNT' | 'GIFT';
+  amount: number;
+  customerId: string | null;
+  order: import('../../domains/redemptions/redemption.schemas.js').Order | undefined;
+  metadata: Record<string, unknown> | undefined;
+  stackId: string | null;
+  createdAt: Date;
+}
+
+/** Adds one redemption to a plan: its counters, per-customer use, ledger entry, row and voucher.redeemed event. */
+export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string {
+  const { voucher: v, kind, amount, customerId, order, createdAt } = draft;
+  const id = randomUUID();
+  const delta = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
+  delta.uses += 1;
+  if (kind === 'GIFT') delta.balance -= amount;
+  plan.deltas.set(v.id, delta);
+  if (customerId) planUsage(plan, v, customerId, 1);
+  if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
+  plan.redemptions.push({
+    workspaceId: v.workspaceId,
+    id,
+    voucherId: v.id,
+    voucherCode: v.code,
+    campaignId: v.campaignId,
+    amount,
+    kind,
+    customerId,
+    orderId: order?.id ?? null,
+    orderAmount: order?.amount ?? null,
+    currency: order?.currency ?? v.currency,
+    stackId: draft.stackId,
+    metadata: draft.metadata ?? {},
+    createdAt,
+  });
+  plan.events.push({
+    workspaceId: v.workspaceId,
+    type: 'voucher.redeemed',
+    payload: {
+      redemptionId: id,
+      voucherCode: v.code,
+      amount,
+      ...(customerId ? { customerId } : {}),
+      ...(order?.id ? { orderId: order.id } : {}),
+      ...(draft.stackId ? { stackId: draft.stackId } : {}),
+    },
+  });
+  return id;
+}
+
+export function planUsage(plan: WritePlan, v: { id: string; workspaceId: string; perCustomerLimit: number | null }, customerId: string, delta: number): void {
+  const key = usageKey(v.id, customerId);
+  const u = plan.usage.get(key) ?? { workspaceId: v.workspaceId, voucherId: v.id, customerId, delta: 0 };
+  u.delta += delta;
+  plan.usage.set(key, u);
+  plan.usageLimits.set(v.id, v.perCustomerLimit);
+}
+
+export function planLedger(
+  plan: WritePlan,
+  v: { id: string; workspaceId: string },
+  row: Pick<LedgerRow, 'type' | 'amount' | 'redemptionId'>,
+  createdAt: Date,
+): LedgerRow {
+  const full: LedgerRow = { ...row, workspaceId: v.workspaceId, voucherId: v.id, id: randomUUID(), balanceAfter: 0, createdAt };
+  plan.ledger.set(v.id, [...(plan.ledger.get(v.id) ?? []), full]);
+  return full;
+}

@@ -1,0 +1,117 @@
+// The hot state a partition keeps of its vouchers: the committed snapshot, per-customer use counts, and what stack
+// holds and the batch being committed take from it. Bounded (lru-cache); an entry older than the TTL, or marked stale,
+// is reloaded from PostgreSQL before its next decision.
+import { LRUCache } from 'lru-cache';
+import type { UseContext, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+
+export interface Hold {
+  voucherKey: string;
+  uses: number;
+  balance: number;
+  customerId: string | null;
+}
+
+export interface HotVoucher {
+  /** null: no voucher with this code (a negative entry). */
+  snapshot: VoucherSnapshot | null;
+  loadedAt: number;
+  stale: boolean;
+  /** Committed uses per customer id, loaded on demand. */
+  customerUses: Map<string, number>;
+  heldUses: number;
+  heldBalance: number;
+  heldByCustomer: Map<string, number>;
+  /** Taken by the batch being committed right now. */
+  pendingUses: number;
+  pendingBalance: number;
+  pendingByCustomer: Map<string, number>;
+}
+
+export const voucherKey = (workspaceId: string, code: string) => `${workspaceId}\u0000${code}`;
+
+export function emptyEntry(snapshot: VoucherSnapshot | null, now: number): HotVoucher {
+  return {
+    snapshot,
+    loadedAt: now,
+    stale: false,
+    customerUses: new Map(),
+    heldUses: 0,
+    heldBalance: 0,
+    heldByCustomer: new Map(),
+    pendingUses: 0,
+    pendingBalance: 0,
+    pendingByCustomer: new Map(),
+  };
+}
+
+export class VoucherStateCache {
+  private readonly entries: LRUCache<string, HotVoucher>;
+
+  constructor(
+    max: number,
+    private readonly ttlMs: number,
+  ) {
+    this.entries = new LRUCache({ max });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  peek(key: string): HotVoucher | undefined {
+    return this.entries.peek(key);
+  }
+
+  /** The entry when it can be decided on without a load. */
+  fresh(key: string, now: number): HotVoucher | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.stale || now - entry.loadedAt > this.ttlMs) return undefined;
+    return entry;
+  }
+
+  /** Stores a freshly loaded snapshot, keeping what holds and a running batch take from the voucher. */
+  store(key: string, snapshot: VoucherSnapshot | null, now: number): HotVoucher {
+    const previous = this.entries.peek(key);
+    if (previous && previous.snapshot?.id === snapshot?.id) {
+      previous.snapshot = snapshot;
+      previous.loadedAt = now;
+      previous.stale = false;
+      previous.customerUses.clear();
+      return previous;
+    }
+    const entry = emptyEntry(snapshot, now);
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  markStale(key: string): void {
+    const entry = this.entries.peek(key);
+    if (entry) entry.stale = true;
+  }
+
+  markCampaignStale(workspaceId: string, campaignId: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.snapshot?.workspaceId === workspaceId && entry.snapshot.campaignId === campaignId) entry.stale = true;
+    }
+  }
+
+  /** A voucher created or generated: forget every "no such voucher" entry of the workspace. */
+  dropMissing(workspaceId: string): void {
+    for (const [key, entry] of this.entries.entries()) {
+      if (entry.snapshot === null && key.startsWith(workspaceId)) this.entries.delete(key);
+    }
+  }
+}
+
+/** What a decision about `entry` must count as taken: holds, the batch in commit, and earlier items of this batch. */
+export function useContext(entry: HotVoucher, customerId: string | null, customerGiven: boolean, extra?: { uses: number; balance: number; byCustomer: number }): UseContext {
+  const committedByCustomer = customerId ? (entry.customerUses.get(customerId) ?? 0) : 0;
+  const heldByCustomer = customerId ? (entry.heldByCustomer.get(customerId) ?? 0) + (entry.pendingByCustomer.get(customerId) ?? 0) : 0;
+  return {
+    customerId,
+    customerGiven,
+    customerUses: committedByCustomer + heldByCustomer + (extra?.byCustomer ?? 0),
+    heldUses: entry.heldUses + entry.pendingUses + (extra?.uses ?? 0),
+    heldBalance: entry.heldBalance + entry.pendingBalance + (extra?.balance ?? 0),
+  };
+}

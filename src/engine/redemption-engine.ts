@@ -1,0 +1,59 @@
+// The redemption engine's façade: P partition threads, each the single writer of the vouchers that hash to it, and
+// the stack coordinator. Handlers reach it only through the RedemptionEngine interface (contract/engine-port.ts).
+import type { RedemptionEngine } from '../contract/engine-port.js';
+import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../domains/redemptions/redemption.schemas.js';
+import type { Pool } from '../platform/database.js';
+import type { Logger } from '../platform/logger.js';
+import { PartitionRouter } from './partition-router.js';
+import { StackRedemption } from './stack/stack-redemption.js';
+
+export interface EngineOptions {
+  databaseUrl: string;
+  /** The web thread's pool: stack transactions and idempotency lookups. */
+  db: Pool;
+  partitions: number;
+  cacheSize: number;
+  cacheTtlMs: number;
+  maxBatch: number;
+  log: Logger;
+  logLevel: string;
+}
+
+export async function startRedemptionEngine(options: EngineOptions): Promise<RedemptionEngine> {
+  const router = new PartitionRouter(
+    {
+      databaseUrl: options.databaseUrl,
+      poolSize: 2,
+      cacheSize: options.cacheSize,
+      cacheTtlMs: options.cacheTtlMs,
+      maxBatch: options.maxBatch,
+      logLevel: options.logLevel,
+    },
+    options.partitions,
+    options.log,
+  );
+  await router.started();
+  const stacks = new StackRedemption(options.db, router);
+  const route = (workspaceId: string, code: string) => router.route(workspaceId, code);
+
+  return {
+    validate: (r) => router.call<ValidationOutcome>(route(r.workspaceId, r.code), { type: 'validate', ...r }),
+    redeem: (r) => router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r }),
+    rollback: (r) => router.call<RollbackOutcome>(route(r.workspaceId, r.code), { type: 'rollback', ...r }),
+    redeemStack: (r) => stacks.redeem(r),
+    adjustBalance: (r) => router.call<BalanceOutcome>(route(r.workspaceId, r.code), { type: 'adjust', ...r }),
+    async voucherChanged(workspaceId, code) {
+      if (code === undefined) await router.broadcast({ type: 'forget', workspaceId });
+      else {
+        // The owner reloads the voucher; every partition forgets that the code was missing (it may exist now).
+        await router.broadcast({ type: 'forget', workspaceId });
+        await router.call(route(workspaceId, code), { type: 'forget', workspaceId, code });
+      }
+    },
+    async campaignChanged(workspaceId, campaignId) {
+      await router.broadcast({ type: 'forget', workspaceId, campaignId });
+    },
+    check: () => router.check(2_000),
+    stop: () => router.stop(),
+  };
+}

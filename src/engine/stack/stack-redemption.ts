@@ -1,0 +1,178 @@
+// Stack redemption across partitions: snapshot the vouchers (ascending partition order), apply the stack rules, hold
+// one use of each in ascending partition order (holds never block, so no partition ever waits on another), write the
+// whole batch in one transaction (voucher rows locked in id order: deadlock-free), then confirm or release the holds.
+// Atomic: every voucher is redeemed, or none is and nothing is recorded but the idempotency key's refusal.
+import { randomUUID } from 'node:crypto';
+import type { RedemptionEngine } from '../../contract/engine-port.js';
+import { ProblemError } from '../../contract/problems.js';
+import { evaluateStack, explanationOf, orderTotals, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
+import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
+import type { Pool } from '../../platform/database.js';
+import type { HoldItem, SnapshotEntry } from '../messages.js';
+import type { PartitionRouter } from '../partition-router.js';
+import { commitPlan, emptyPlan, planRedemption } from '../partition/group-commit.js';
+import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
+
+type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
+
+const ATTEMPTS = 6;
+
+export class StackRedemption {
+  /** Stacks in flight in this process by `workspace key`: a concurrent duplicate waits, then replays. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly db: Pool,
+    private readonly router: PartitionRouter,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async redeem(request: StackRequest): Promise<StackOutcome> {
+    const id = `${request.workspaceId} ${request.idempotency.key}`;
+    for (;;) {
+      const running = this.inFlight.get(id);
+      if (!running) break;
+      await running.catch(() => undefined);
+    }
+    const work = this.redeemOnce(request);
+    this.inFlight.set(id, work);
+    try {
+      return await work;
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private async replayed(request: StackRequest): Promise<StackOutcome | undefined> {
+    const [stored] = await loadIdempotencyKeys(this.db, [{ workspaceId: request.workspaceId, key: request.idempotency.key }]);
+    if (!stored) return undefined;
+    if (stored.requestHash !== request.idempotency.hash) {
+      throw new ProblemError('idempotency_conflict', 'this idempotency key was used with a different request');
+    }
+    return { ...(stored.response as StackOutcome), idempotent: true };
+  }
+
+  private async redeemOnce(request: StackRequest): Promise<StackOutcome> {
+    const replay = await this.replayed(request);
+    if (replay) return replay;
+    const partitions = this.partitionsOf(request);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const entries = await this.snapshots(request, partitions);
+      const evaluation = evaluateStack(entries, request.order, request.stackLimit, this.now());
+      if (!evaluation.ok) {
+        const failure = evaluation.failure!;
+        const outcome: StackOutcome = {
+          ok: false,
+          code: failure.code,
+          message: failure.message,
+          explanations: [explanationOf(failure)],
+          results: evaluation.results,
+        };
+        const written = await this.commit(request, outcome, emptyPlan());
+        if (written === 'taken') return (await this.replayed(request))!;
+        return outcome;
+      }
+      const stackId = randomUUID();
+      const holdId = randomUUID();
+      const holdItems = new Map<number, HoldItem[]>();
+      for (const member of evaluation.members) {
+        const p = this.router.route(request.workspaceId, member.voucher.code);
+        holdItems.set(p, [
+          ...(holdItems.get(p) ?? []),
+          {
+            code: member.voucher.code,
+            voucherId: member.voucher.id,
+            configVersion: member.voucher.configVersion,
+            campaignVersion: member.voucher.campaign?.version ?? null,
+            balance: member.grant.kind === 'GIFT' ? member.grant.amount : 0,
+          },
+        ]);
+      }
+      const held: number[] = [];
+      let allHeld = true;
+      for (const p of [...holdItems.keys()].sort((a, b) => a - b)) {
+        const answer = await this.router.call<{ ok: boolean }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId, items: holdItems.get(p)!, customer: request.customer });
+        if (!answer.ok) {
+          allHeld = false;
+          break;
+        }
+        held.push(p);
+      }
+      if (!allHeld) {
+        await this.release(request.workspaceId, holdId, held, false);
+        continue;
+      }
+
+      const createdAt = new Date(this.now());
+      const plan = emptyPlan();
+      const results = [...evaluation.results];
+      for (const member of evaluation.members) {
+        const redemptionId = planRedemption(plan, {
+          voucher: member.voucher,
+          kind: member.grant.kind,
+          amount: member.grant.amount,
+          customerId: request.customer.id,
+          order: request.order,
+          metadata: request.metadata,
+          stackId,
+          createdAt,
+        });
+        results[member.index] = { ...results[member.index]!, redemptionId };
+      }
+      plan.events.push({
+        workspaceId: request.workspaceId,
+        type: 'voucher.stack.redeemed',
+        payload: { stackId, redemptions: results.map((r) => ({ redemptionId: r.redemptionId, voucherCode: r.voucherCode, amount: r.amount })) },
+      });
+      const outcome: StackOutcome = { ok: true, stackId, results, order: orderTotals(request.order, evaluation.state) };
+      let written: Awaited<ReturnType<StackRedemption['commit']>>;
+      try {
+        written = await this.commit(request, outcome, plan);
+      } catch (error) {
+        await this.release(request.workspaceId, holdId, held, false);
+        throw error;
+      }
+      await this.release(request.workspaceId, holdId, held, written === 'ok');
+      if (written === 'ok') return outcome;
+      if (written === 'taken') return (await this.replayed(request))!;
+      // A guard did not hold (a change made elsewhere): the partitions read those vouchers again, and we retry.
+      for (const code of request.vouchers.map((v) => v.code)) {
+        await this.router.call(this.router.route(request.workspaceId, code), { type: 'forget', workspaceId: request.workspaceId, code });
+      }
+    }
+    throw new ProblemError('service_unavailable', 'the vouchers of this stack kept changing; retry', { headers: { 'Retry-After': '1' } });
+  }
+
+  private partitionsOf(request: StackRequest): Map<number, string[]> {
+    const byPartition = new Map<number, string[]>();
+    for (const code of new Set(request.vouchers.map((v) => v.code))) {
+      const p = this.router.route(request.workspaceId, code);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), code]);
+    }
+    return byPartition;
+  }
+
+  private async snapshots(request: StackRequest, partitions: Map<number, string[]>): Promise<StackEntry[]> {
+    const byCode = new Map<string, SnapshotEntry>();
+    for (const p of [...partitions.keys()].sort((a, b) => a - b)) {
+      const answer = await this.router.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId: request.workspaceId, codes: partitions.get(p)!, customer: request.customer });
+      for (const entry of answer) byCode.set(entry.code, entry);
+    }
+    return request.vouchers.map((v) => {
+      const entry = byCode.get(v.code)!;
+      return { code: v.code, amount: v.amount, voucher: entry.voucher ?? undefined, use: entry.use };
+    });
+  }
+
+  private async commit(request: StackRequest, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<'ok' | 'taken' | 'stale'> {
+    const key: StoredKey = { workspaceId: request.workspaceId, key: request.idempotency.key, requestHash: request.idempotency.hash, response: outcome };
+    plan.keys.push(key);
+    const result = await commitPlan(this.db, plan);
+    if (result.ok) return 'ok';
+    return result.takenKeys.length ? 'taken' : 'stale';
+  }
+
+  private async release(workspaceId: string, holdId: string, partitions: number[], applied: boolean): Promise<void> {
+    await Promise.all(partitions.map((p) => this.router.call(p, { type: 'release', workspaceId, holdId, applied })));
+  }
+}

@@ -1,0 +1,152 @@
+// A lean dispatcher for the hot routes (validate, redeem, stack, rollback), in front of express on the same server.
+// Built from the same registry entries and doing the same steps: request id, JSON-only body with the size limit, API
+// key, scope, zod-parsed input (the schemas the OpenAPI document is made of), the handler, problem+json errors and one
+// log line per request. It skips only express's routing layers, which cap the hot path near 4,000 req/s on 2 cores.
+// Every other route falls through to express. test/redemptions/hot-path-parity.test.ts runs one suite against both.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import typeis from 'type-is';
+import type { BoundHandler, ServiceDeps } from '../contract/handler.js';
+import { invalidField, PROBLEMS, ProblemError } from '../contract/problems.js';
+import { hasScope } from '../contract/scopes.js';
+import { API_PREFIX } from '../transports/openapi-document.js';
+import { parseOperationInput } from '../transports/operation-input.js';
+import { authenticateHeader, type VerifyApiKey } from './authenticate.js';
+import { toProblem } from './problem-handler.js';
+
+export const HOT_OPERATIONS = ['vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.rollback'];
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const SANE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
+
+interface Route {
+  pattern: RegExp;
+  names: string[];
+  bound: BoundHandler;
+}
+
+export interface HotPathOptions {
+  handlers: readonly BoundHandler[];
+  deps: ServiceDeps;
+  maxBodyBytes: number;
+  verify: VerifyApiKey;
+}
+
+/** Returns a function that serves a request when it is a hot route (true), or leaves it alone (false). */
+export function createHotPathDispatcher(options: HotPathOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const routes: Route[] = options.handlers
+    .filter((h) => HOT_OPERATIONS.includes(h.operation.name) && h.operation.method === 'post')
+    .map((bound) => {
+      const names: string[] = [];
+      const source = (API_PREFIX + bound.operation.path).replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => {
+        names.push(name);
+        return '([^/]+)';
+      });
+      return { pattern: new RegExp(`^${source}/?$`), names, bound };
+    });
+
+  return (req, res) => {
+    if (req.method !== 'POST' || !req.url?.startsWith(API_PREFIX)) return false;
+    const queryAt = req.url.indexOf('?');
+    const path = queryAt === -1 ? req.url : req.url.slice(0, queryAt);
+    for (const route of routes) {
+      const match = route.pattern.exec(path);
+      if (match) {
+        void serve(route, match, req, res, options);
+        return true;
+      }
+    }
+    return false;
+  };
+}
+
+async function serve(route: Route, match: RegExpExecArray, req: IncomingMessage, res: ServerResponse, options: HotPathOptions): Promise<void> {
+  const started = performance.now();
+  const given = req.headers['x-request-id'];
+  const requestId = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', requestId);
+  const operation = route.bound.operation;
+  let log = options.deps.log.child({ reqId: requestId });
+  try {
+    const body = await readJsonBody(req, options.maxBodyBytes);
+    const auth = await authenticateHeader(options.deps.db, options.verify, req.headers.authorization, log);
+    log = log.child({ workspaceId: auth.workspaceId });
+    if (!hasScope(auth.scopes, operation.scope)) throw new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`);
+    if (body === undefined) throw invalidField('body', 'this operation needs a JSON body');
+    const params: Record<string, string> = {};
+    route.names.forEach((name, i) => {
+      try {
+        params[name] = decodeURIComponent(match[i + 1]!);
+      } catch {
+        throw invalidField(`path.${name}`, 'is not a valid URL-encoded value');
+      }
+    });
+    const idempotencyKey = req.headers['idempotency-key'];
+    const input = parseOperationInput(operation, { params, body, idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined });
+    const output = await route.bound.handle({ input, auth, deps: options.deps, log: log.child({ operation: operation.name }) });
+    send(res, operation.successStatus, 'application/json; charset=utf-8', JSON.stringify(output));
+  } catch (error) {
+    const problem = toProblem(error);
+    if (!problem || problem.status >= 500) log.error({ err: problem ? (error as Error).message : error }, 'request failed');
+    const shown = problem ?? new ProblemError('internal_error', PROBLEMS.internal_error.title);
+    for (const [name, value] of Object.entries(shown.headers ?? {})) res.setHeader(name, value);
+    send(res, shown.status, 'application/problem+json; charset=utf-8', JSON.stringify(shown.toBody()));
+    // A body we stopped reading (too large) must not be read as the next request.
+    if (shown.code === 'payload_too_large') req.resume();
+  }
+  const level = res.statusCode >= 500 ? 'error' : 'info';
+  log[level]({ req: { id: requestId, method: req.method, url: req.url }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) }, 'request completed');
+}
+
+function send(res: ServerResponse, status: number, type: string, payload: string): void {
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(payload) });
+  res.end(payload);
+}
+
+/** The JSON body (an object or array, as express.json strict), undefined when there is none; problems as express gives them. */
+function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasContent = req.headers['transfer-encoding'] !== undefined || length > 0;
+  if (!hasContent) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  if (!typeis(req, JSON_TYPES)) {
+    req.resume();
+    return Promise.reject(new ProblemError('unsupported_media_type', 'send the body as application/json'));
+  }
+  if (length > limit) return Promise.reject(new ProblemError('payload_too_large', 'request entity too large'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(new ProblemError('payload_too_large', 'request entity too large'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', (error) => {
+      if (!failed) reject(new ProblemError('invalid_request', `the body could not be read: ${error.message}`));
+      failed = true;
+    });
+    req.on('end', () => {
+      if (failed) return;
+      const text = Buffer.concat(chunks).toString('utf8');
+      const first = text.trimStart()[0];
+      if (first !== '{' && first !== '[') {
+        reject(new ProblemError('invalid_request', 'the body is not valid JSON'));
+        return;
+      }
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        reject(new ProblemError('invalid_request', 'the body is not valid JSON'));
+      }
+    });
+  });
+}
