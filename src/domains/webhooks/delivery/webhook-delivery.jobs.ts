@@ -17,6 +17,7 @@ import {
 } from './delivery-pipeline.queries.js';
 import { deliveryHeaders, envelopeBody, nextRetryAt } from './delivery.rules.js';
 import { createRecorder, type Outcome } from './delivery-recorder.js';
+import { endpointLanes } from './endpoint-lanes.js';
 import { wakeableSleep } from './wakeable-sleep.js';
 
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
@@ -44,7 +45,7 @@ export function webhookDeliveryQueue(settings: WebhookSettings): PgBoss.Queue {
 export interface DeliveryLimits {
   /** Jobs held by this worker at once (running, waiting for their endpoint, or being recorded). */
   concurrency: number;
-  /** Attempts running at once against one endpoint; more wait (up to as many again) or go back to the queue. */
+  /** Attempts running at once against one endpoint; more wait in its line (see endpoint-lanes.ts) or go back to the queue. */
   perEndpoint: number;
   fetchBatch: number;
   /** Idle polling of the queue (retries falling due) and of the outbox. */
@@ -62,7 +63,7 @@ export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = Object.freeze({
   dispatchBatch: 1000,
 });
 
-// A job for an endpoint already at its limit with a full waiting line goes back to the queue for this long.
+// A job for an endpoint already at its limit with a full line goes back to the queue for this long.
 const DEFER_MS = 1_000;
 
 export interface WebhookDelivery {
@@ -94,8 +95,12 @@ export function startWebhookDelivery(options: {
   const dispatchSleep = wakeableSleep();
   let stopping = false;
   let held = 0;
-  const running = new Map<string, number>();
-  const waiting = new Map<string, Array<{ job: PgBoss.Job<DeliveryJobData>; start: () => void }>>();
+  const lanes = endpointLanes<PgBoss.Job<DeliveryJobData>>({
+    perEndpoint: limits.perEndpoint,
+    maxLine: Math.max(limits.perEndpoint, Math.floor(limits.concurrency / 2)),
+    // Waiting at most about one time-out keeps a waiting job well inside its pg-boss expiry.
+    waitBudgetMs: Math.min(settings.timeoutMs, 2_000),
+  });
 
   const recorder = createRecorder({ pool, boss, log, queue: WEBHOOK_DELIVERY_QUEUE, deferMs: DEFER_MS });
   const release = (count: number) => {
@@ -149,16 +154,11 @@ export function startWebhookDelivery(options: {
   }
 
   async function run(job: PgBoss.Job<DeliveryJobData>, ctx: AttemptContext) {
-    running.set(ctx.endpointId, (running.get(ctx.endpointId) ?? 0) + 1);
-    let result: AttemptResult;
+    let result: AttemptResult | undefined;
     try {
       result = await attempt(ctx);
     } finally {
-      const left = (running.get(ctx.endpointId) ?? 1) - 1;
-      if (left > 0) running.set(ctx.endpointId, left);
-      else running.delete(ctx.endpointId);
-      waiting.get(ctx.endpointId)?.shift()?.start();
-      if (waiting.get(ctx.endpointId)?.length === 0) waiting.delete(ctx.endpointId);
+      lanes.finished(ctx.endpointId, result?.durationMs ?? settings.timeoutMs);
     }
     const failedAt = new Date(result.startedAt.getTime() + result.durationMs);
     const record: AttemptRecord = {
@@ -172,18 +172,12 @@ export function startWebhookDelivery(options: {
   }
 
   function schedule(job: PgBoss.Job<DeliveryJobData>, ctx: AttemptContext) {
-    const start = () => void run(job, ctx).catch((error: unknown) => {
-      log.error({ err: error, deliveryId: ctx.deliveryId }, 'webhook attempt crashed');
-      release(1);
-    });
-    if ((running.get(ctx.endpointId) ?? 0) < limits.perEndpoint) return start();
-    const line = waiting.get(ctx.endpointId) ?? [];
-    if (line.length < limits.perEndpoint) {
-      line.push({ job, start });
-      waiting.set(ctx.endpointId, line);
-      return;
-    }
-    submit({ kind: 'defer', job });
+    const start = () =>
+      void run(job, ctx).catch((error: unknown) => {
+        log.error({ err: error, deliveryId: ctx.deliveryId }, 'webhook attempt crashed');
+        release(1);
+      });
+    if (lanes.admit(ctx.endpointId, job, start) === 'full') submit({ kind: 'defer', job });
   }
 
   async function startJobs(jobs: PgBoss.Job<unknown>[]) {
@@ -248,7 +242,7 @@ export function startWebhookDelivery(options: {
       await loops;
       // Jobs waiting for their endpoint go back to the queue; attempts in flight finish and are recorded. Past the
       // deadline, what is left expires in pg-boss and is retried by another worker (or this one, restarted).
-      for (const line of waiting.values()) for (const { job } of line.splice(0)) submit({ kind: 'defer', job });
+      for (const job of lanes.drain()) submit({ kind: 'defer', job });
       const deadline = Date.now() + settings.timeoutMs + 5_000;
       while (held > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await recorder.drain();
