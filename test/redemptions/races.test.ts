@@ -1,0 +1,132 @@
+// Concurrency claims, proven by racing many real HTTP requests: limits, balances, per-customer limits, idempotency
+// and stacks never over-redeem, in one service and in two service processes' worth of engines on one database.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../support/api-client.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+let second: TestService;
+let api: ApiClient;
+let apiB: ApiClient;
+beforeAll(async () => {
+  service = await startTestService();
+  // A second service (its own engine, partitions and caches) on the same database: what two web processes are.
+  second = await startTestService({ database: service.db });
+  const ws = await service.newWorkspace();
+  api = ws.api;
+  apiB = second.api(ws.key);
+});
+afterAll(async () => {
+  await second?.close();
+  await service?.close();
+});
+
+const order = { amount: 10_000, currency: 'EUR' };
+
+async function voucher(body: Record<string, unknown>) {
+  const res = await api.post('/api/v1/vouchers', { code: `R-${randomUUID().slice(0, 12)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, ...body });
+  expect(res.status).toBe(201);
+  return res.body as { code: string; id: string };
+}
+
+const redeem = (client: ApiClient, code: string, body: Record<string, unknown> = { order }) => client.post(`/api/v1/vouchers/${code}/redemption`, body);
+
+async function voucherRow(id: string) {
+  const { rows } = await service.pool.query<{ redeemed_count: number; gift_balance: number | null }>('SELECT redeemed_count, gift_balance FROM vouchers WHERE id = $1', [id]);
+  return rows[0]!;
+}
+
+async function successfulRedemptions(code: string) {
+  const { rows } = await service.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM redemptions WHERE voucher_code = $1 AND status = 'SUCCEEDED'", [code]);
+  return rows[0]!.n;
+}
+
+async function ledgerSum(id: string) {
+  const { rows } = await service.pool.query<{ sum: number; last: number }>(
+    `SELECT coalesce(sum(amount), 0)::int8 AS sum,
+            (SELECT balance_after FROM gift_ledger_entries WHERE voucher_id = $1 ORDER BY created_at DESC, balance_after ASC LIMIT 1) AS last
+       FROM gift_ledger_entries WHERE voucher_id = $1`,
+    [id],
+  );
+  return rows[0]!;
+}
+
+describe.each([
+  ['one service', () => [api, api]],
+  ['two services on one database', () => [api, apiB]],
+])('races: %s', (_name, clients) => {
+  it('a limit of 50 under 400 concurrent redemptions gives exactly 50', async () => {
+    const [a, b] = clients();
+    const v = await voucher({ redemptionLimit: 50 });
+    const results = await Promise.all(Array.from({ length: 400 }, (_, i) => redeem(i % 2 ? a! : b!, v.code)));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(results.filter((r) => r.body.ok)).toHaveLength(50);
+    expect(results.filter((r) => !r.body.ok).every((r) => r.body.code === 'redemption_limit_reached')).toBe(true);
+    expect((await voucherRow(v.id)).redeemed_count).toBe(50);
+    expect(await successfulRedemptions(v.code)).toBe(50);
+  });
+
+  it('a gift balance of 10,000 under 300 concurrent takes of 100 gives exactly 100 takes; the ledger sums to the balance', async () => {
+    const [a, b] = clients();
+    const g = await voucher({ type: 'GIFT_CARD', discount: undefined, gift: { amount: 10_000, currency: 'EUR' } });
+    const results = await Promise.all(Array.from({ length: 300 }, (_, i) => redeem(i % 2 ? a! : b!, g.code, { amount: 100 })));
+    expect(results.filter((r) => r.body.ok)).toHaveLength(100);
+    expect(results.filter((r) => !r.body.ok).every((r) => ['gift_balance_zero', 'gift_balance_insufficient'].includes(r.body.code))).toBe(true);
+    expect((await voucherRow(g.id)).gift_balance).toBe(0);
+    const ledger = await ledgerSum(g.id);
+    expect(ledger.sum).toBe(0);
+    expect(ledger.last).toBe(0);
+  });
+
+  it('a per-customer limit of 3 under 60 concurrent redemptions by one customer gives exactly 3', async () => {
+    const [a, b] = clients();
+    const v = await voucher({ perCustomerLimit: 3 });
+    const customer = { sourceId: `racer-${randomUUID()}` };
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => redeem(i % 2 ? a! : b!, v.code, { order, customer })));
+    expect(results.filter((r) => r.body.ok)).toHaveLength(3);
+    expect(results.filter((r) => !r.body.ok).every((r) => r.body.code === 'per_user_redemption_limit_reached')).toBe(true);
+    const customers = await service.pool.query('SELECT count(*)::int AS n FROM customers WHERE source_id = $1', [customer.sourceId]);
+    expect(customers.rows[0].n).toBe(1);
+  });
+
+  it('20 concurrent requests with one idempotency key execute once', async () => {
+    const [a, b] = clients();
+    const v = await voucher({});
+    const key = randomUUID();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => redeem(i % 2 ? a! : b!, v.code, { order, idempotencyKey: key })));
+    expect(await successfulRedemptions(v.code)).toBe(1);
+    const executed = results.filter((r) => r.status === 200 && r.body.ok);
+    expect(executed.length).toBeGreaterThan(0);
+    // Every answer is the one execution (first or replayed), or a 409 while it ran elsewhere; never a second one.
+    expect(new Set(executed.map((r) => r.body.redemption.id)).size).toBe(1);
+    expect(results.every((r) => r.status === 200 || (r.status === 409 && r.body.code === 'idempotency_conflict'))).toBe(true);
+    expect(results.filter((r) => r.status === 200 && !r.body.idempotent)).toHaveLength(1);
+  });
+
+  it('stacks racing single redemptions of the same limited codes never exceed a limit and stay atomic', async () => {
+    const [a, b] = clients();
+    const x = await voucher({ redemptionLimit: 30 });
+    const y = await voucher({ redemptionLimit: 30 });
+    const stacks = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 ? a! : b!).post('/api/v1/redemptions/stack', { vouchers: [{ code: x.code }, { code: y.code }], order, idempotencyKey: randomUUID() }),
+    );
+    const singles = Array.from({ length: 40 }, (_, i) => redeem(i % 2 ? a! : b!, i % 4 < 2 ? x.code : y.code));
+    const [stackResults, singleResults] = await Promise.all([Promise.all(stacks), Promise.all(singles)]);
+    expect([...stackResults, ...singleResults].every((r) => r.status === 200)).toBe(true);
+    const okStacks = stackResults.filter((r) => r.body.ok).length;
+    const okX = singleResults.filter((r, i) => r.body.ok && i % 4 < 2).length;
+    const okY = singleResults.filter((r, i) => r.body.ok && i % 4 >= 2).length;
+    expect((await voucherRow(x.id)).redeemed_count).toBe(okStacks + okX);
+    expect((await voucherRow(y.id)).redeemed_count).toBe(okStacks + okY);
+    expect(okStacks + okX).toBeLessThanOrEqual(30);
+    expect(okStacks + okY).toBeLessThanOrEqual(30);
+    // Atomic: every stack id has both members or none.
+    const members = await service.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM redemptions WHERE voucher_code = ANY($1) AND stack_id IS NOT NULL GROUP BY stack_id',
+      [[x.code, y.code]],
+    );
+    expect(members.rows.every((r) => r.n === 2)).toBe(true);
+    expect(members.rowCount).toBe(okStacks);
+  });
+});
