@@ -1,0 +1,124 @@
+// Property tests (fast-check) of the discount math and the stack rules: pure functions, many random cases.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { allocate, cappedDiscount, percentOf, type LineState } from '../../src/domains/redemptions/discount.rules.js';
+import { evaluateStack, type StackEntry, type VoucherSnapshot } from '../../src/domains/redemptions/redemption.rules.js';
+
+const money = fc.integer({ min: 0, max: 10_000_000 });
+
+const discountArb = fc.oneof(
+  fc.record({ type: fc.constant('PERCENT' as const), percentOff: fc.integer({ min: 1, max: 10_000 }).map((n) => n / 100), amountLimit: fc.option(money, { nil: undefined }) }),
+  fc.record({ type: fc.constant('AMOUNT' as const), amountOff: money }),
+  fc.record({ type: fc.constant('FIXED' as const), fixedAmount: money }),
+  fc.record({ type: fc.constant('UNIT' as const), unitOff: fc.integer({ min: 1, max: 5 }), productId: fc.constantFrom('a', 'b') }),
+);
+
+const itemsArb = fc.array(fc.record({ productId: fc.constantFrom('a', 'b', 'c'), quantity: fc.integer({ min: 1, max: 5 }), price: fc.integer({ min: 0, max: 100_000 }) }), { maxLength: 6 });
+
+function voucher(i: number, over: Partial<VoucherSnapshot>): VoucherSnapshot {
+  return {
+    id: `v${i}`, workspaceId: 'w', code: `C${i}`, type: 'DISCOUNT', campaignId: null, discount: { type: 'AMOUNT', amountOff: 100 }, currency: null,
+    active: true, startDate: null, expirationDate: null, redemptionLimit: null, redeemedCount: 0, perCustomerLimit: null, priority: 0,
+    exclusive: false, maxDiscount: null, customerId: null, giftBalance: null, validationRuleIds: [], configVersion: 0, campaign: null, ...over,
+  };
+}
+
+const noUse = { customerId: null, customerGiven: false, customerUses: 0, heldUses: 0, heldBalance: 0 };
+
+describe('discount math', () => {
+  it('allocate: shares add up exactly and none exceeds its weight when the total fits', () => {
+    fc.assert(
+      fc.property(fc.array(money, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 100_000_000 }), (weights, t) => {
+        const sum = weights.reduce((a, b) => a + b, 0);
+        const total = sum > 0 ? t % (sum + 1) : t;
+        const shares = allocate(total, weights);
+        expect(shares.reduce((a, b) => a + b, 0)).toBe(total);
+        if (sum > 0) shares.forEach((s, i) => expect(s).toBeLessThanOrEqual(weights[i]!));
+        shares.forEach((s) => expect(s).toBeGreaterThanOrEqual(0));
+      }),
+    );
+  });
+
+  it('percentOf rounds half up, exactly', () => {
+    fc.assert(
+      fc.property(money, fc.integer({ min: 1, max: 10_000 }), (amount, hundredths) => {
+        const exact = (BigInt(amount) * BigInt(hundredths) * 2n + 10_000n) / 20_000n;
+        expect(percentOf(amount, hundredths / 100)).toBe(Number(exact));
+      }),
+    );
+    expect(percentOf(5, 10)).toBe(1); // 0.5 rounds up
+    expect(percentOf(4, 10)).toBe(0);
+  });
+
+  it('a capped discount is never negative, never above maxDiscount, never above what is left', () => {
+    fc.assert(
+      fc.property(discountArb, money, fc.option(money, { nil: null }), itemsArb, (discount, remaining, max, items) => {
+        const lines: LineState[] = items.map((it) => ({ ...it, remaining: it.price * it.quantity }));
+        const d = cappedDiscount(discount, remaining, lines, max);
+        expect(d).toBeGreaterThanOrEqual(0);
+        expect(d).toBeLessThanOrEqual(remaining);
+        if (max !== null) expect(d).toBeLessThanOrEqual(max);
+        expect(Number.isInteger(d)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('stack rules', () => {
+  const entriesArb = fc.array(
+    fc.record({
+      discount: discountArb,
+      priority: fc.integer({ min: -3, max: 3 }),
+      maxDiscount: fc.option(money, { nil: null }),
+      gift: fc.option(money, { nil: null }),
+      exclusive: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 6 },
+  );
+
+  it('never gives more than the order, keeps priority order, and item shares add up to the discount', () => {
+    fc.assert(
+      fc.property(entriesArb, money, itemsArb, (specs, amount, items) => {
+        const entries: StackEntry[] = specs.map((s, i) => ({
+          code: `C${i}`,
+          voucher: voucher(i, s.gift !== null ? { type: 'GIFT_CARD', discount: null, giftBalance: s.gift + 1, priority: s.priority } : { discount: s.discount, priority: s.priority, maxDiscount: s.maxDiscount, exclusive: s.exclusive && specs.length > 1 }),
+          use: noUse,
+        }));
+        const order = { amount, currency: 'EUR', items };
+        const result = evaluateStack(entries, order, 30, 0);
+        if (!result.ok) {
+          expect(result.failure!.code).toBe('exclusive_conflict');
+          // Every result but the failing one is skipped; none has an amount.
+          expect(result.results.filter((r) => r.code !== 'skipped')).toHaveLength(1);
+          return;
+        }
+        const total = result.state.discountAmount + result.state.giftAmount;
+        expect(total).toBeLessThanOrEqual(amount);
+        expect(result.results.reduce((a, r) => a + (r.amount ?? 0), 0)).toBe(total);
+        const priorities = result.members.map((m) => m.voucher.priority!);
+        expect(priorities).toEqual([...priorities].sort((a, b) => b - a));
+        for (let i = 1; i < result.members.length; i++) {
+          if (priorities[i] === priorities[i - 1]) expect(result.members[i]!.index).toBeGreaterThan(result.members[i - 1]!.index);
+        }
+        if (items.length) expect(result.state.discountShares.reduce((a, b) => a + b, 0)).toBe(result.state.discountAmount);
+        for (const m of result.members) if (m.voucher.maxDiscount !== null) expect(m.grant.amount).toBeLessThanOrEqual(m.voucher.maxDiscount);
+      }),
+    );
+  });
+
+  it('an exclusive voucher fails a batch of more than one at the first exclusive met in priority order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ priority: fc.integer({ min: 0, max: 3 }), exclusive: fc.boolean() }), { minLength: 2, maxLength: 6 }), (specs) => {
+        const entries = specs.map((s, i) => ({ code: `C${i}`, voucher: voucher(i, s), use: noUse }));
+        const result = evaluateStack(entries, { amount: 100_000, currency: 'EUR' }, 30, 0);
+        const order = specs.map((s, i) => ({ ...s, i })).sort((a, b) => b.priority - a.priority || a.i - b.i);
+        const firstExclusive = order.find((s) => s.exclusive);
+        if (!firstExclusive) expect(result.ok).toBe(true);
+        else {
+          expect(result.failure?.code).toBe('exclusive_conflict');
+          expect(result.results[firstExclusive.i]!.code).toBe('exclusive_conflict');
+        }
+      }),
+    );
+  });
+});
