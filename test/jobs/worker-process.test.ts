@@ -11,7 +11,7 @@ import { deriveKey } from '../../src/platform/secret-key.js';
 import { baseEnv, freePort } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { createEndpoint, deliveryOf, independentlyVerifies, recordCustomerEvent, until } from '../webhooks/support.js';
+import { createEndpoint, deliveryOf, deliveryWhen, independentlyVerifies, recordCustomerEvent, until } from '../webhooks/support.js';
 
 const SECRET_KEY = randomBytes(32).toString('base64url');
 let service: TestService;
@@ -111,7 +111,7 @@ describe('the worker process', () => {
     expect(again!.headers['x-service-event-id']).toBe(event.id);
     expect(again!.body).toEqual(inFlight!.body);
     expect(independentlyVerifies(again!.rawBody, String(again!.headers['x-service-signature']), endpoint.secret)).toBe(true);
-    await until(async () => (await deliveryOf(api, endpoint.id, event.id))?.status === 'delivered');
+    await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered');
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
   }, 60_000);

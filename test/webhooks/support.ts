@@ -99,6 +99,14 @@ export async function deliveryOf(api: ApiClient, webhookId: string, eventId: str
   return res.body.data[0] as any;
 }
 
+/** Polls the delivery of an event until `ready` holds for it. */
+export function deliveryWhen(api: ApiClient, webhookId: string, eventId: string, ready: (delivery: any) => boolean, timeoutMs = 10_000) {
+  return until(async () => {
+    const delivery = await deliveryOf(api, webhookId, eventId);
+    return delivery && ready(delivery) && delivery;
+  }, timeoutMs, `delivery of ${eventId}`);
+}
+
 export async function attemptsOf(api: ApiClient, webhookId: string, deliveryId: string) {
   const res = await api.get(`/api/v1/webhooks/${webhookId}/deliveries/${deliveryId}/attempts?limit=100`);
   return (res.body.data as any[]).slice().reverse();

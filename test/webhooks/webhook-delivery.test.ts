@@ -8,11 +8,10 @@ import { startReceiver, type Receiver } from './receiver.js';
 import {
   attemptsOf,
   createEndpoint,
-  deliveryOf,
+  deliveryWhen,
   independentlyVerifies,
   recordCustomerEvent,
   startWebhookHarness,
-  until,
   type WebhookHarness,
 } from './support.js';
 
@@ -54,10 +53,7 @@ describe('delivery', () => {
     expect(verifyWebhookSignature(request!.rawBody.toString() + ' ', signature, endpoint.secret)).toEqual({ valid: false, reason: 'signature_mismatch' });
     expect(independentlyVerifies(request!.rawBody, signature, 'whsec_other')).toBe(false);
 
-    const delivery = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.status === 'delivered' && d;
-    });
+    const delivery = await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered');
     expect(delivery).toMatchObject({ webhookId: endpoint.id, eventId: event.id, eventType: 'customer.created', attempts: 1, responseStatus: 200, responseBody: 'ok', error: null, nextRetryAt: null });
     const detail = await api.get(`/api/v1/webhooks/${endpoint.id}`);
     expect(detail.body.deliveries).toEqual([delivery]);
@@ -85,7 +81,7 @@ describe('subscriptions', () => {
     expect(toAll.map((r) => r.body.id).sort()).toEqual([created.id, redeemed, future].sort());
     const toRedeemed = await redeemedOnly.waitFor(1);
     expect(toRedeemed[0]!.body).toMatchObject({ id: redeemed, type: 'voucher.redeemed', payload: { amount: 100 } });
-    await until(async () => (await deliveryOf(a.api, allEndpoint.id, future))?.status === 'delivered');
+    await deliveryWhen(a.api, allEndpoint.id, future, (d) => d.status === 'delivered');
     await new Promise((r) => setTimeout(r, 300));
     expect(redeemedOnly.requests).toHaveLength(1);
     expect(inactive.requests).toHaveLength(0);
@@ -120,18 +116,12 @@ describe('retries', () => {
     const endpoint = await createEndpoint(api, { url: rx.url, events: '*' });
     const { event } = await recordCustomerEvent(api);
 
-    const scheduled = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.attempts === 1 && d;
-    });
+    const scheduled = await deliveryWhen(api, endpoint.id, event.id, (d) => d.attempts === 1);
     expect(scheduled).toMatchObject({ status: 'retry_scheduled', responseStatus: 500, error: 'HTTP 500' });
     expect(scheduled.responseBody).toHaveLength(4096);
     expect(Date.parse(scheduled.nextRetryAt) - Date.parse(scheduled.lastAttemptAt)).toBeGreaterThanOrEqual(1_000);
 
-    const dead = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.status === 'dead' && d;
-    }, 8_000);
+    const dead = await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'dead', 8_000);
     expect(dead).toMatchObject({ attempts: 3, nextRetryAt: null, responseStatus: 500 });
     const attempts = await attemptsOf(api, endpoint.id, dead.id);
     expect(attempts.map((a) => [a.number, a.trigger, a.succeeded])).toEqual([
@@ -151,10 +141,7 @@ describe('retries', () => {
     const replay = await api.post(`/api/v1/webhooks/${endpoint.id}/deliveries/${dead.id}/replay`);
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ id: dead.id, eventId: event.id });
-    const delivered = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.status === 'delivered' && d;
-    });
+    const delivered = await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered');
     expect(delivered).toMatchObject({ attempts: 4, responseStatus: 204, error: null });
     expect(rx.requests.map((r) => r.headers['x-service-event-id'])).toEqual([event.id, event.id, event.id, event.id]);
     const history = await attemptsOf(api, endpoint.id, dead.id);
@@ -173,10 +160,7 @@ describe('retries', () => {
     await placeholder.close();
     const endpoint = await createEndpoint(api, { url: `http://127.0.0.1:${port}/down`, events: ['customer.created'] });
     const { event } = await recordCustomerEvent(api);
-    const failed = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.attempts === 1 && d;
-    });
+    const failed = await deliveryWhen(api, endpoint.id, event.id, (d) => d.attempts === 1);
     expect(failed).toMatchObject({ status: 'retry_scheduled', responseStatus: null });
     expect(failed.error).toContain('ECONNREFUSED');
 
@@ -184,7 +168,7 @@ describe('retries', () => {
     receivers.push(rx);
     const [request] = await rx.waitFor(1, 5_000);
     expect(request!.body.id).toBe(event.id);
-    await until(async () => (await deliveryOf(api, endpoint.id, event.id))?.status === 'delivered');
+    await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered');
   });
 
   it('gives up on a slow receiver at the time-out and counts it as a failed attempt', async () => {
@@ -193,15 +177,12 @@ describe('retries', () => {
     rx.reply = (_req, n) => (n === 1 ? { status: 200, delayMs: 3_000 } : { status: 200 });
     const endpoint = await createEndpoint(api, { url: rx.url, events: '*' });
     const { event } = await recordCustomerEvent(api);
-    const failed = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.attempts === 1 && d;
-    });
+    const failed = await deliveryWhen(api, endpoint.id, event.id, (d) => d.attempts === 1);
     expect(failed).toMatchObject({ status: 'retry_scheduled', error: 'timed out after 1000 ms', responseStatus: null });
     const [attempt] = await attemptsOf(api, endpoint.id, failed.id);
     expect(attempt.durationMs).toBeGreaterThanOrEqual(990);
     expect(attempt.durationMs).toBeLessThan(2_000);
-    await until(async () => (await deliveryOf(api, endpoint.id, event.id))?.status === 'delivered', 5_000);
+    await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered', 5_000);
   });
 
   it('does not follow redirects', async () => {
@@ -210,10 +191,7 @@ describe('retries', () => {
     rx.reply = () => ({ status: 302, headers: { location: elsewhere.url } });
     const endpoint = await createEndpoint(api, { url: rx.url, events: '*' });
     const { event } = await recordCustomerEvent(api);
-    const failed = await until(async () => {
-      const d = await deliveryOf(api, endpoint.id, event.id);
-      return d?.attempts === 1 && d;
-    });
+    const failed = await deliveryWhen(api, endpoint.id, event.id, (d) => d.attempts === 1);
     expect(failed).toMatchObject({ status: 'retry_scheduled', responseStatus: 302, error: 'redirect (HTTP 302) not followed' });
     expect(elsewhere.requests).toHaveLength(0);
   });
@@ -232,7 +210,7 @@ describe('replay of an event to an endpoint', () => {
     expect(res.body).toMatchObject({ eventId: event.id, status: 'pending', attempts: 0 });
     const [request] = await rx.waitFor(1);
     expect(request!.body).toEqual(event);
-    await until(async () => (await deliveryOf(api, endpoint.id, event.id))?.status === 'delivered');
+    await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered');
   });
 });
 
@@ -287,6 +265,6 @@ describe('isolation', () => {
     expect(request!.receivedAt - recordedAt).toBeLessThan(700);
     // Four attempts hang until the 1 s time-out; no fifth starts meanwhile.
     expect(slow.requests.length).toBe(4);
-    await until(async () => (await deliveryOf(api, fastEndpoint.id, event.id))?.status === 'delivered');
+    await deliveryWhen(api, fastEndpoint.id, event.id, (d) => d.status === 'delivered');
   });
 });

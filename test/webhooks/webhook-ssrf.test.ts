@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
 import { isPrivateAddress, refuseTarget } from '../../src/domains/webhooks/webhook-target.js';
 import { startReceiver, type Receiver } from './receiver.js';
-import { createEndpoint, deliveryOf, recordCustomerEvent, startWebhookHarness, until, type WebhookHarness } from './support.js';
+import { createEndpoint, deliveryWhen, recordCustomerEvent, startWebhookHarness, type WebhookHarness } from './support.js';
 
 let harness: WebhookHarness;
 let rx: Receiver;
@@ -69,16 +69,10 @@ describe('at delivery', () => {
     const byAddress = await createEndpoint(api, { url: rx.url, events: '*' });
     const { event } = await recordCustomerEvent(api);
 
-    const named = await until(async () => {
-      const d = await deliveryOf(api, byName.id, event.id);
-      return d?.attempts === 1 && d;
-    });
+    const named = await deliveryWhen(api, byName.id, event.id, (d) => d.attempts === 1);
     expect(named).toMatchObject({ status: 'retry_scheduled', responseStatus: null });
     expect(named.error).toMatch(/localhost resolves to a private, loopback or link-local address/);
-    const literal = await until(async () => {
-      const d = await deliveryOf(api, byAddress.id, event.id);
-      return d?.attempts === 1 && d;
-    });
+    const literal = await deliveryWhen(api, byAddress.id, event.id, (d) => d.attempts === 1);
     expect(literal.error).toMatch(/refused: 127\.0\.0\.1 is a private, loopback or link-local address/);
     expect(rx.requests).toHaveLength(0);
   });

@@ -1,6 +1,7 @@
 // The worker's SQL: turn undispatched events and requested jobs into deliveries, load what an attempt needs, and
 // record a batch of attempt outcomes. Each runs inside the caller's transaction with the matching pg-boss writes.
 import type { Sql } from '../../../platform/database.js';
+import type { AttemptResult } from './delivery-http.js';
 
 export interface DeliveryJobRequest {
   deliveryId: string;
@@ -113,17 +114,11 @@ export async function loadAttemptContexts(db: Sql, deliveryIds: readonly string[
   );
 }
 
-export interface AttemptRecord {
+export interface AttemptRecord extends AttemptResult {
   deliveryId: string;
   trigger: 'scheduled' | 'replay';
   /** The schedule step this attempt ran for (scheduled attempts). */
   step: number;
-  succeeded: boolean;
-  responseStatus: number | null;
-  responseBody: string | null;
-  error: string | null;
-  durationMs: number;
-  startedAt: Date;
   /** For a failed scheduled attempt: when the next one runs, or null when this was the last step (dead). */
   nextRetryAt: Date | null;
 }
