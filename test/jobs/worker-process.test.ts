@@ -64,12 +64,13 @@ async function receiver() {
 }
 
 describe('the worker process', () => {
-  it('runs as several copies at once, each event delivered once in normal operation', async () => {
-    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+  it('delivers events recorded while no worker ran, and runs as several copies, each event delivered once', async () => {
     const { api } = await service.newWorkspace();
     const rx = await receiver();
     await createEndpoint(api, { url: rx.url, events: '*' });
-    for (let i = 0; i < 40; i++) await recordCustomerEvent(api, `many-${i}`);
+    for (let i = 0; i < 20; i++) await recordCustomerEvent(api, `before-${i}`);
+    const [a, b] = await Promise.all([startWorker(), startWorker()]);
+    for (let i = 0; i < 20; i++) await recordCustomerEvent(api, `after-${i}`);
     const requests = await rx.waitFor(40);
     await new Promise((r) => setTimeout(r, 500));
     expect(new Set(requests.map((r) => r.body.id)).size).toBe(40);
