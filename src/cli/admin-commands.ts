@@ -5,9 +5,10 @@ import { createApiKey, revokeApiKeyById } from '../domains/access/index.js';
 
 import { createWorkspace } from '../domains/workspaces/index.js';
 import type { Logger } from '../platform/logger.js';
+import { UsageError } from './operation-command.js';
 import { openDatabase, prepareDatabase } from '../runtime.js';
 
-export class UsageError extends Error {}
+export { UsageError };
 
 async function withDatabase<T>(config: Config, log: Logger, work: (db: Awaited<ReturnType<typeof openDatabase>>, defaultWorkspaceId: string) => Promise<T>): Promise<T> {
   const database = await openDatabase(config, log, 2);

@@ -33,6 +33,14 @@ export interface CallOptions {
   maxRetries?: number;
 }
 
+export interface BatchCall {
+  operation: string;
+  input?: Record<string, unknown>;
+  idempotencyKey?: string;
+}
+
+export type BatchOutcome = { ok: true; status: number; output: unknown } | { ok: false; status: number; error: ApiError };
+
 export interface ServerDescription {
   version: string;
   workspaceId: string;
@@ -59,6 +67,11 @@ export interface ClientCore {
   /** The pages of a list operation. */
   pages<N extends ListOperationName>(name: N, input?: InputOf<N>, options?: CallOptions): AsyncGenerator<OutputOf<N>>;
   pages(name: string, input?: Record<string, unknown>, options?: CallOptions): AsyncGenerator<{ data: unknown[]; next?: string }>;
+  /**
+   * Many calls in one request (at most 1000), answered in order, each with its own outcome: a failed call does not
+   * stop the others, and nothing is atomic across calls. Retried only when every call is retry-safe.
+   */
+  batch(calls: readonly BatchCall[], options?: CallOptions): Promise<BatchOutcome[]>;
   /** The server's version, this key's scopes and the operations it may call. */
   describe(options?: CallOptions): Promise<ServerDescription>;
   /** The server's version from /health (no key needed). */
@@ -68,7 +81,7 @@ export interface ClientCore {
 export type PromotionsClient = ClientCore & Namespaces;
 
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
-const RESERVED = new Set(['version', 'baseUrl', 'call', 'list', 'pages', 'describe', 'serverVersion']);
+const RESERVED = new Set(['version', 'baseUrl', 'call', 'list', 'pages', 'batch', 'describe', 'serverVersion']);
 
 function isRetrySafe(operation: Operation | undefined): boolean {
   return operation !== undefined && (operation.method === 'get' || Boolean(operation.idempotent));
@@ -174,6 +187,23 @@ export function createClient(options: ClientOptions): PromotionsClient {
     return request('POST', `/api/rpc/${encodeURIComponent(name)}`, name, input ?? {}, callOptions, isRetrySafe(operation), headers);
   }
 
+  async function batch(calls: readonly BatchCall[], callOptions: CallOptions = {}): Promise<BatchOutcome[]> {
+    const sent = calls.map((c) => {
+      const operation = known.get(c.operation);
+      const key = operation?.idempotent ? (c.idempotencyKey ?? (c.input?.idempotencyKey as string | undefined) ?? globalThis.crypto.randomUUID()) : c.idempotencyKey;
+      return { operation: c.operation, ...(c.input ? { input: c.input } : {}), ...(key ? { idempotencyKey: key } : {}) };
+    });
+    const retrySafe = calls.every((c) => isRetrySafe(known.get(c.operation)));
+    const answer = (await request('POST', '/api/rpc', 'batch', { calls: sent }, callOptions, retrySafe, {})) as {
+      results: Array<{ status: number; output?: unknown; problem?: ProblemDetails }>;
+    };
+    return answer.results.map((r, i) =>
+      r.problem
+        ? { ok: false as const, status: r.status, error: new (r.problem.code === 'version_mismatch' ? VersionMismatchError : ApiError)(sent[i]!.operation, r.problem) }
+        : { ok: true as const, status: r.status, output: r.output },
+    );
+  }
+
   async function* pages(name: string, input: Record<string, unknown> = {}, callOptions?: CallOptions) {
     let cursor = input.cursor as string | undefined;
     do {
@@ -196,6 +226,7 @@ export function createClient(options: ClientOptions): PromotionsClient {
     },
     list,
     pages,
+    batch,
     describe: (callOptions: CallOptions = {}) => request('GET', '/api/rpc', 'describe', undefined, callOptions, true, {}),
     serverVersion: async (callOptions: CallOptions = {}) =>
       ((await request('GET', '/health', 'health', undefined, callOptions, true, {})) as { version: string }).version,

@@ -1,5 +1,5 @@
 // The client library's public surface: `import { createClient } from 'promotions-service/client'`.
-export { createClient, type CallOptions, type ClientOptions, type PromotionsClient, type ServerDescription } from './client.js';
+export { createClient, type BatchCall, type BatchOutcome, type CallOptions, type ClientOptions, type PromotionsClient, type ServerDescription } from './client.js';
 export { ApiError, ConnectionError, PromotionsError, TimeoutError, VersionMismatchError, type ProblemDetails } from './errors.js';
 export type { GroupName, InputOf, ItemOf, ListOperationName, OperationName, OutputOf } from './operation-types.js';
 export { CLIENT_VERSION, CLIENT_VERSION_HEADER, isCompatibleVersion, SERVER_VERSION_HEADER } from './version.js';

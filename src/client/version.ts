@@ -1,4 +1,4 @@
-// The one version of service, worker, client, CLI and MCP server (package.json's), and the RPC handshake rule.
+// The one version of service, worker, client, CLI and MCP server (package.json's), the RPC handshake rule and limits.
 /** Kept equal to package.json's version; a test fails when they differ. */
 export const CLIENT_VERSION = '0.1.0';
 
@@ -22,3 +22,6 @@ export function isCompatibleVersion(client: string, server: string): boolean {
   const b = parseVersion(server);
   return a !== undefined && b !== undefined && a.major === b.major && a.minor === b.minor;
 }
+
+/** Calls in one RPC batch request (POST /api/rpc). */
+export const MAX_BATCH_CALLS = 1000;

@@ -3,10 +3,11 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AuthContext, BoundHandler, ServiceDeps } from '../contract/handler.js';
-import { ProblemError } from '../contract/problems.js';
+import { PROBLEMS, ProblemError, type ProblemBody } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
-import { CLIENT_VERSION_HEADER, isCompatibleVersion, parseVersion, SERVER_VERSION_HEADER } from '../client/version.js';
-import { assertScope, parseMergedInput, runParsedOperation } from './run-operation.js';
+import { CLIENT_VERSION_HEADER, isCompatibleVersion, MAX_BATCH_CALLS, parseVersion, SERVER_VERSION_HEADER } from '../client/version.js';
+import { toProblem, zodIssuesToFieldErrors } from '../http/problem-handler.js';
+import { assertScope, parseMergedInput, runParsedOperation, type RunContext } from './run-operation.js';
 
 export const RPC_PREFIX = '/api/rpc';
 
@@ -49,6 +50,41 @@ function idempotencyHeader(req: Request): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** How many calls of one batch run at once. */
+const BATCH_CONCURRENCY = 4;
+
+const BatchCall = z.object({
+  operation: z.string().min(1).max(200),
+  input: z.record(z.string(), z.unknown()).optional(),
+  idempotencyKey: z.string().min(1).max(255).optional(),
+});
+type BatchCall = z.infer<typeof BatchCall>;
+const BatchBody = z.object({ calls: z.array(BatchCall).min(1).max(MAX_BATCH_CALLS) }).strict();
+
+export type BatchResult = { status: number; output?: unknown } | { status: number; problem: ProblemBody };
+
+function parseBatch(body: unknown): BatchCall[] {
+  const parsed = BatchBody.safeParse(body ?? {});
+  if (!parsed.success) throw new ProblemError('invalid_request', 'a batch is { calls: [{ operation, input?, idempotencyKey? }] } with 1..' + MAX_BATCH_CALLS + ' calls', { errors: zodIssuesToFieldErrors(parsed.error, '') });
+  return parsed.data.calls;
+}
+
+async function runBatchCall(byName: ReadonlyMap<string, BoundHandler>, call: BatchCall, ctx: RunContext): Promise<BatchResult> {
+  try {
+    const bound = byName.get(call.operation);
+    if (!bound) throw new ProblemError('not_found', `no operation named ${call.operation}`);
+    assertScope(bound.operation, ctx.auth);
+    const input = parseMergedInput(bound.operation, call.input ?? {}, call.idempotencyKey);
+    const { status, body } = await runParsedOperation(bound, input, ctx);
+    return status === 204 ? { status } : { status, output: body };
+  } catch (error) {
+    const known = toProblem(error);
+    if (!known) ctx.log.error({ err: error, operation: call.operation }, 'batch call failed');
+    const problem = known ?? new ProblemError('internal_error', PROBLEMS.internal_error.title);
+    return { status: problem.status, problem: problem.toBody() };
+  }
+}
+
 export function rpcRouter(options: RpcRouterOptions): Router {
   const router = Router();
   const byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
@@ -81,8 +117,21 @@ export function rpcRouter(options: RpcRouterOptions): Router {
     else res.status(status).json(body);
   });
 
+  router.post('/', async (req, res) => {
+    const calls = parseBatch(req.body);
+    const auth = res.locals.auth as AuthContext;
+    const results = new Array<BatchResult>(calls.length);
+    let next = 0;
+    // In order of the request, a few at a time: a batch is one client's work, not a way around the pool.
+    const worker = async () => {
+      for (let i = next++; i < calls.length; i = next++) results[i] = await runBatchCall(byName, calls[i]!, { auth, deps: options.deps, log: req.log });
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, calls.length) }, worker));
+    res.json({ results });
+  });
+
   router.all(['/', '/:operation'], (req, _res, next) => {
-    const allow = req.path === '/' ? 'GET' : 'POST';
+    const allow = req.path === '/' ? 'GET, POST' : 'POST';
     next(new ProblemError('method_not_allowed', `${req.method} is not allowed here; use ${allow}`, { headers: { Allow: allow } }));
   });
   return router;

@@ -90,6 +90,6 @@ describe('MCP over streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(noKey.status).toBe(401);
-    expect((await noKey.json()).code).toBe('unauthorized');
+    expect(((await noKey.json()) as { code: string }).code).toBe('unauthorized');
   });
 });

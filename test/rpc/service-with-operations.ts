@@ -7,6 +7,7 @@ import type { BoundHandler } from '../../src/contract/handler.js';
 import { operations } from '../../src/contract/registry.js';
 import { createWorkspace } from '../../src/domains/workspaces/index.js';
 import { createApiKey } from '../../src/domains/access/index.js';
+import { startRedemptionEngine } from '../../src/engine/redemption-engine.js';
 import { createApp } from '../../src/http/app.js';
 import { createCursorCodec } from '../../src/platform/cursor.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -24,8 +25,19 @@ export interface ServiceWithOperations {
 export async function startServiceWithOperations(options: { extra?: BoundHandler[]; version?: string } = {}): Promise<ServiceWithOperations> {
   const db = await createTestDatabase();
   const extra = options.extra ?? [];
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const engine = await startRedemptionEngine({
+    databaseUrl: db.url,
+    db: db.pool,
+    partitions: 2,
+    cacheSize: 10_000,
+    cacheTtlMs: 30_000,
+    maxBatch: 500,
+    log,
+    logLevel: 'silent',
+  });
   const app = createApp({
-    deps: { db: db.pool, cursors: createCursorCodec(randomBytes(32)), log: createLogger('silent') },
+    deps: { db: db.pool, cursors: createCursorCodec(randomBytes(32)), log, engine },
     operations: [...operations, ...extra.map((h) => h.operation)],
     handlers: [...boundHandlers, ...extra],
     version: options.version ?? packageVersion,
@@ -46,6 +58,7 @@ export async function startServiceWithOperations(options: { extra?: BoundHandler
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await engine.stop();
       await db.drop();
     },
   };

@@ -1,0 +1,95 @@
+// Bulk CSV import through the CLI subprocess against a real service: row by row into vouchers.create (RPC
+// batches), and 100,000 rows streamed into a bulk operation.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServiceWithOperations, type ServiceWithOperations } from '../rpc/service-with-operations.js';
+import { runCliProcess } from './cli-process.js';
+import { receivedCodes, throwawayHandlers } from './fixtures/throwaway-operations.mjs';
+
+const CLI_WITH_THROWAWAY = path.join(import.meta.dirname, 'fixtures/cli-with-throwaway.mjs');
+let service: ServiceWithOperations;
+let env: Record<string, string>;
+let campaignId: string;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'promotions-cli-'));
+
+function csv(name: string, header: string, rows: Iterable<string>): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, [header, ...rows].join('\n') + '\n');
+  return file;
+}
+
+beforeAll(async () => {
+  service = await startServiceWithOperations({ extra: throwawayHandlers });
+  const key = await service.newKey();
+  env = { PROMOTIONS_URL: service.baseUrl, PROMOTIONS_API_KEY: key, XDG_CONFIG_HOME: dir };
+  const res = await fetch(`${service.baseUrl}/api/v1/campaigns`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Imported', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } }),
+  });
+  campaignId = ((await res.json()) as { id: string }).id;
+});
+afterAll(async () => service?.close());
+
+describe('CSV import', () => {
+  it('imports vouchers row by row through vouchers.create, with typed and nested columns', async () => {
+    const count = Number(process.env.IMPORT_CREATE_COUNT ?? 3_000);
+    const file = csv('codes.csv', 'code,redemptionLimit,metadata.batch', Array.from({ length: count }, (_, i) => `IMP-${String(i).padStart(6, '0')},3,b${i % 7}`));
+    const started = performance.now();
+    const result = await runCliProcess(['import', 'vouchers', file, '--set', `campaignId=${campaignId}`], env);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`vouchers.create import: ${count} rows in ${seconds.toFixed(1)} s (${Math.round(count / seconds)} rows/s)`);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ operation: 'vouchers.create', rows: count, imported: count, failed: 0 });
+    expect(result.code).toBe(0);
+    const { rows } = await service.db.pool.query(
+      "SELECT count(*)::int AS n, count(*) FILTER (WHERE redemption_limit = 3 AND metadata->>'batch' LIKE 'b%')::int AS typed FROM vouchers WHERE campaign_id = $1",
+      [campaignId],
+    );
+    expect(rows[0]).toEqual({ n: count, typed: count });
+  }, 120_000);
+
+  it('streams 100,000 rows into a bulk operation in batches, every row exactly once', async () => {
+    const count = 100_000;
+    receivedCodes.length = 0;
+    const file = csv('bulk.csv', 'code,amount', Array.from({ length: count }, (_, i) => `BULK-${i},${i % 100}`));
+    const started = performance.now();
+    const result = await runCliProcess(['import', 'throwaways', file, '--batch-size', '5000'], env, { entry: CLI_WITH_THROWAWAY });
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`bulk import: ${count} rows in ${seconds.toFixed(1)} s`);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ operation: 'throwaways.import', rows: count, imported: count, failed: 0 });
+    expect(receivedCodes).toHaveLength(count);
+    expect(new Set(receivedCodes).size).toBe(count);
+  }, 60_000);
+
+  it('reports failed rows by line and goes on; unknown columns are refused before anything is sent', async () => {
+    const file = csv('mixed.csv', 'code,redemptionLimit', ['MIX-1,1', 'MIX-1,1', 'bad code!,1', 'MIX-2,many', 'MIX-3,2']);
+    const result = await runCliProcess(['import', 'vouchers', file, '--set', `campaignId=${campaignId}`], env);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({ rows: 5, imported: 2, failed: 3 });
+    expect(report.failures).toEqual([
+      expect.objectContaining({ line: 3, code: 'conflict' }),
+      expect.objectContaining({ line: 4, code: 'invalid_request', errors: [expect.objectContaining({ path: 'code' })] }),
+      expect.objectContaining({ line: 5, code: 'invalid_request', errors: [expect.objectContaining({ path: 'redemptionLimit' })] }),
+    ]);
+
+    const unknown = csv('unknown.csv', 'code,colour', ['X-1,red']);
+    const refused = await runCliProcess(['import', 'vouchers', unknown], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('colour');
+  });
+
+  it('stops at the first row when the key may not write', async () => {
+    const readOnly = await service.newKey(['vouchers:read']);
+    const file = csv('denied.csv', 'code', Array.from({ length: 500 }, (_, i) => `DENIED-${i}`));
+    const result = await runCliProcess(['import', 'vouchers', file, '--batch-size', '10', '--concurrency', '1'], { ...env, PROMOTIONS_API_KEY: readOnly });
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.stopped).toMatch(/forbidden/);
+    expect(report.rows).toBeLessThan(500);
+  });
+});
