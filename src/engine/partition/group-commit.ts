@@ -193,3 +193,77 @@ export function planLedger(
   plan.ledger.set(v.id, [...(plan.ledger.get(v.id) ?? []), full]);
   return full;
 }
+
+/** Several plans as one: counters and per-customer uses summed, rows and events concatenated in order. */
+export function mergePlans(plans: readonly WritePlan[]): WritePlan {
+  const merged = emptyPlan();
+  for (const plan of plans) {
+    merged.keys.push(...plan.keys);
+    merged.rollbackIds.push(...plan.rollbackIds);
+    merged.redemptions.push(...plan.redemptions);
+    merged.rollbacks.push(...plan.rollbacks);
+    merged.events.push(...plan.events);
+    for (const [id, d] of plan.deltas) {
+      const into = merged.deltas.get(id);
+      if (into) {
+        into.uses += d.uses;
+        into.balance += d.balance;
+      } else merged.deltas.set(id, { ...d });
+    }
+    for (const [key, u] of plan.usage) {
+      const into = merged.usage.get(key);
+      if (into) into.delta += u.delta;
+      else merged.usage.set(key, { ...u });
+    }
+    for (const [id, limit] of plan.usageLimits) merged.usageLimits.set(id, limit);
+    for (const [id, rows] of plan.ledger) merged.ledger.set(id, [...(merged.ledger.get(id) ?? []), ...rows]);
+  }
+  return merged;
+}
+
+export type PlanResult = 'ok' | 'taken' | 'stale';
+
+/**
+ * Group commit for writers outside a partition (stacks): plans submitted while a transaction runs are merged and
+ * committed together in the next one. Should a merged transaction fail a guard, its plans are committed one by one,
+ * so each learns its own result.
+ */
+export class PlanCommitter {
+  private readonly waiting: Array<{ plan: WritePlan; resolve: (r: PlanResult) => void; reject: (e: unknown) => void }> = [];
+  private busy = false;
+
+  constructor(private readonly pool: Pool) {}
+
+  submit(plan: WritePlan): Promise<PlanResult> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ plan, resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.busy || this.waiting.length === 0) return;
+    this.busy = true;
+    const batch = this.waiting.splice(0, 200);
+    this.commitBatch(batch)
+      .catch((error: unknown) => batch.forEach((b) => b.reject(error)))
+      .finally(() => {
+        this.busy = false;
+        this.kick();
+      });
+  }
+
+  private async commitBatch(batch: Array<{ plan: WritePlan; resolve: (r: PlanResult) => void }>): Promise<void> {
+    if (batch.length > 1) {
+      const result = await commitPlan(this.pool, mergePlans(batch.map((b) => b.plan)));
+      if (result.ok) {
+        batch.forEach((b) => b.resolve('ok'));
+        return;
+      }
+    }
+    for (const b of batch) {
+      const result = await commitPlan(this.pool, b.plan);
+      b.resolve(result.ok ? 'ok' : result.takenKeys.length ? 'taken' : 'stale');
+    }
+  }
+}

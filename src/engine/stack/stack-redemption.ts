@@ -10,7 +10,7 @@ import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.
 import type { Pool } from '../../platform/database.js';
 import type { HoldItem, SnapshotEntry } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
-import { commitPlan, emptyPlan, planRedemption } from '../partition/group-commit.js';
+import { emptyPlan, PlanCommitter, planRedemption } from '../partition/group-commit.js';
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
@@ -20,12 +20,15 @@ const ATTEMPTS = 6;
 export class StackRedemption {
   /** Stacks in flight in this process by `workspace key`: a concurrent duplicate waits, then replays. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly committer: PlanCommitter;
 
   constructor(
     private readonly db: Pool,
     private readonly router: PartitionRouter,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.committer = new PlanCommitter(db);
+  }
 
   async redeem(request: StackRequest): Promise<StackOutcome> {
     const id = `${request.workspaceId} ${request.idempotency.key}`;
@@ -167,9 +170,7 @@ export class StackRedemption {
   private async commit(request: StackRequest, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<'ok' | 'taken' | 'stale'> {
     const key: StoredKey = { workspaceId: request.workspaceId, key: request.idempotency.key, requestHash: request.idempotency.hash, response: outcome };
     plan.keys.push(key);
-    const result = await commitPlan(this.db, plan);
-    if (result.ok) return 'ok';
-    return result.takenKeys.length ? 'taken' : 'stale';
+    return this.committer.submit(plan);
   }
 
   private async release(workspaceId: string, holdId: string, partitions: number[], applied: boolean): Promise<void> {

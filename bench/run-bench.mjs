@@ -1,0 +1,235 @@
+// The hot-path benchmark: starts the real service (embedded PostgreSQL in a temp folder), a bare node:http server, an
+// express 5 server and a naive express + pg peer on the same PostgreSQL, drives each with autocannon in one run and
+// prints one table (req/s, p50, p99, ratios to each reference), then the bulk figures: 1,000,000 codes generated and
+// inserted, and the service's RSS with them in the database and a bounded cache.
+// Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
+// hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
+import { fork, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP = Math.min(3, DURATION);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const BULK = Number(process.env.BENCH_BULK ?? 1_000_000);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 900) * 1000;
+
+const cleanups = [];
+const deadline = setTimeout(() => fail(new Error(`bench exceeded ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
+
+async function fail(error) {
+  console.error(error);
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  process.exit(1);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const alnum = (n) => {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(randomBytes(n), (b) => chars[b % chars.length]).join('');
+};
+
+async function waitFor(url, child, output, timeoutMs = 120_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`process exited:\n${output()}`);
+    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`not ready: ${url}\n${output()}`);
+}
+
+function startReference(script, args) {
+  const child = fork(path.join(root, 'bench/reference', script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanups.push(async () => child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function load(name, options) {
+  const base = { connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } };
+  await autocannon({ ...base, duration: WARMUP });
+  const result = await autocannon({ ...base, duration: DURATION });
+  const row = {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+  console.error(`  ${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
+  return row;
+}
+
+function rssOf(pid) {
+  return readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) * 1024);
+}
+
+async function main() {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'promotions-bench-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const key = `service_${alnum(12)}_${alnum(40)}`;
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    WORKER_HEALTH_PORT: String(await freePort()),
+    START_WORKER: 'false',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    BOOTSTRAP_API_KEY: key,
+    ENGINE_CACHE_SIZE: process.env.ENGINE_CACHE_SIZE ?? '100000',
+  };
+  delete env.DATABASE_URL;
+  console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);
+  let output = '';
+  const service = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  service.stdout.on('data', (d) => (output += d));
+  service.stderr.on('data', (d) => (output += d));
+  cleanups.push(async () => {
+    service.kill('SIGINT');
+    await new Promise((r) => (service.exitCode !== null ? r() : service.once('exit', r)));
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(`${baseUrl}/ready`, service, () => output);
+  const auth = { authorization: `Bearer ${key}` };
+  const api = async (method, p, body) => {
+    const res = await fetch(`${baseUrl}/api/v1${p}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  console.error('seeding ...');
+  await api('POST', '/vouchers', { code: 'HOT', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 2_000_000_000 });
+  await api('POST', '/vouchers', { code: 'VALIDATE', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } });
+  await api('POST', '/vouchers', { code: 'GIFT', type: 'GIFT_CARD', gift: { amount: 1_000_000_000_000, currency: 'EUR' } });
+  for (const [code, priority, discount] of [['S1', 3, { type: 'PERCENT', percentOff: 10 }], ['S2', 2, { type: 'AMOUNT', amountOff: 100 }], ['S3', 1, { type: 'AMOUNT', amountOff: 50 }]]) {
+    await api('POST', '/vouchers', { code, type: 'DISCOUNT', discount, priority });
+  }
+  const spreadCampaign = await api('POST', '/campaigns', { name: 'spread', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1_000_000 } });
+  const spread = (await api('POST', `/campaigns/${spreadCampaign.id}/vouchers/generate`, { count: 10_000 })).codes;
+
+  const state = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8'));
+  const databaseUrl = `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/promotions`;
+  const peerPort = await freePort();
+  await startReference('naive-peer.mjs', [String(peerPort), databaseUrl]);
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null }) });
+  const barePort = await freePort();
+  await startReference('fixed-json.mjs', ['bare', String(barePort)]);
+  const expressPort = await freePort();
+  await startReference('fixed-json.mjs', ['express', String(expressPort)]);
+
+  const order = { amount: 10_000, currency: 'EUR' };
+  const orderBody = JSON.stringify({ order });
+  const pick = () => spread[Math.floor(Math.random() * spread.length)];
+  console.error(`running: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`);
+  const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody });
+  const expressRef = await load('express 5, fixed JSON', { url: `http://127.0.0.1:${expressPort}/x`, body: orderBody });
+  const peerHot = await load('naive peer: redeem one hot code', { url: `${peerUrl}/vouchers/HOT/redemption`, body: orderBody });
+  const peerSpread = await load('naive peer: redeem over 10,000 codes', {
+    url: peerUrl,
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/vouchers/${pick()}/redemption`, body: orderBody }) }],
+  });
+  const validate = await load('validate, hot code', { url: `${baseUrl}/api/v1/vouchers/VALIDATE/validate`, headers: auth, body: orderBody });
+  const hot = await load('redeem, one hot code', { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody });
+  const spreadRow = await load('redeem over 10,000 codes', {
+    url: baseUrl,
+    headers: auth,
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
+  });
+  const gift = await load('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
+  const stack = await load('3-voucher stack', {
+    url: baseUrl,
+    headers: auth,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/redemptions/stack',
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ vouchers: [{ code: 'S1' }, { code: 'S2' }, { code: 'S3' }], order, idempotencyKey: randomUUID() }) }),
+      },
+    ],
+  });
+
+  // Every acknowledged use is in the database: the counters equal the rows.
+  const hotVoucher = await api('GET', '/vouchers/HOT');
+  const hotRows = await api('GET', '/redemptions?voucherCode=HOT&limit=1');
+  const giftCard = await api('GET', '/vouchers/GIFT');
+
+  const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
+  const rows = [
+    [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
+    [validate, peerHot], [hot, peerHot], [spreadRow, peerSpread], [gift, peerHot], [stack, peerHot],
+  ];
+  const pad = (s, n) => String(s).padEnd(n);
+  const lines = [
+    `| ${pad('scenario', 38)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('vs naive peer', 13)} | ${pad('vs express', 10)} | ${pad('vs node:http', 12)} |`,
+    `|${'-'.repeat(40)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(15)}|${'-'.repeat(12)}|${'-'.repeat(14)}|`,
+    ...rows.map(([r, peer]) => `| ${pad(r.name, 38)} | ${pad(r.rps, 7)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(peer ? ratio(r, peer) : '', 13)} | ${pad(peer ? ratio(r, expressRef) : '', 10)} | ${pad(peer ? ratio(r, bare) : '', 12)} |`),
+  ];
+  console.log(`\nHot path, ${CONNECTIONS} connections, ${DURATION} s each, ${os.availableParallelism()} CPUs (load generator included)\n`);
+  console.log(lines.join('\n'));
+  const check = (label, ok) => console.log(`${ok ? 'met ' : 'MISSED'}  ${label}`);
+  console.log('');
+  check(`hot-code redeem >= 10x naive peer (${ratio(hot, peerHot)}) with p99 < 25 ms (${hot.p99} ms)`, hot.rps >= 10 * peerHot.rps && hot.p99 < 25);
+  check(`spread redeem >= 5x naive peer (${ratio(spreadRow, peerSpread)})`, spreadRow.rps >= 5 * peerSpread.rps);
+  check(`gift-card hot redeem >= 10x naive peer (${ratio(gift, peerHot)})`, gift.rps >= 10 * peerHot.rps);
+  check(`3-voucher stack >= 5x the peer's single redeem (${ratio(stack, peerHot)})`, stack.rps >= 5 * peerHot.rps);
+  check(`validate >= 0.5x bare node:http (${ratio(validate, bare)})`, validate.rps >= 0.5 * bare.rps);
+  console.log(`consistency: HOT redeemedCount ${hotVoucher.redemption.redeemedCount} (rows listed: ${hotRows.data.length ? 'yes' : 'no'}); GIFT balance ${giftCard.gift.balance}`);
+
+  if (BULK > 0) {
+    console.error(`generating ${BULK} codes ...`);
+    const bulkCampaign = await api('POST', '/campaigns', { name: 'bulk', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } } });
+    const started = performance.now();
+    const sample = [];
+    for (let made = 0; made < BULK; ) {
+      const count = Math.min(100_000, BULK - made);
+      const { codes } = await api('POST', `/campaigns/${bulkCampaign.id}/vouchers/generate`, { count, codeConfig: { length: 12 } });
+      for (let i = 0; i < codes.length; i += 50) sample.push(codes[i]);
+      made += count;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const before = await rssOf(service.pid);
+    const spreadAll = () => sample[Math.floor(Math.random() * sample.length)];
+    await autocannon({
+      url: baseUrl,
+      connections: CONNECTIONS,
+      duration: 10,
+      headers: { ...auth, 'content-type': 'application/json' },
+      requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${spreadAll()}/validate`, body: orderBody }) }],
+    });
+    const after = await rssOf(service.pid);
+    console.log(`\nbulk: ${BULK.toLocaleString('en')} codes generated and inserted in ${seconds.toFixed(1)} s (${Math.round(BULK / seconds).toLocaleString('en')} codes/s, 100,000 per call)`);
+    console.log(`RSS of the service (web + ${os.availableParallelism()} partition threads) with ${(BULK + 10_006).toLocaleString('en')} vouchers in the database: ${(before / 2 ** 20).toFixed(0)} MB after generation, ${(after / 2 ** 20).toFixed(0)} MB after validating ${sample.length.toLocaleString('en')} distinct codes for 10 s (cache bound ${env.ENGINE_CACHE_SIZE} vouchers per partition)`);
+  }
+}
+
+main()
+  .then(async () => {
+    clearTimeout(deadline);
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    process.exit(0);
+  })
+  .catch(fail);
