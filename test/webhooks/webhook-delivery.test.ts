@@ -185,6 +185,19 @@ describe('retries', () => {
     await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered', 5_000);
   });
 
+  it('ends the pending deliveries of a deactivated endpoint as dead, without another attempt', async () => {
+    const { api } = await harness.service.newWorkspace();
+    const rx = await receiver();
+    rx.reply = () => ({ status: 503 });
+    const endpoint = await createEndpoint(api, { url: rx.url, events: '*' });
+    const { event } = await recordCustomerEvent(api);
+    await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'retry_scheduled');
+    expect((await api.patch(`/api/v1/webhooks/${endpoint.id}`, { active: false })).status).toBe(200);
+    const dead = await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'dead', 5_000);
+    expect(dead).toMatchObject({ attempts: 1, error: 'the endpoint is inactive', nextRetryAt: null });
+    expect(rx.requests).toHaveLength(1);
+  });
+
   it('does not follow redirects', async () => {
     const { api } = await harness.service.newWorkspace();
     const [rx, elsewhere] = [await receiver(), await receiver()];
