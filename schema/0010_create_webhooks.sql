@@ -3,7 +3,6 @@
 ALTER TABLE events ADD COLUMN dispatched_at timestamptz;
 UPDATE events SET dispatched_at = created_at;
 CREATE INDEX events_undispatched ON events (created_at, id) WHERE dispatched_at IS NULL;
-CREATE INDEX events_by_type ON events (workspace_id, type, created_at DESC, id DESC);
 
 CREATE TABLE webhook_endpoints (
   workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
