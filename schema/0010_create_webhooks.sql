@@ -2,7 +2,7 @@
 -- dispatcher turns undispatched events into deliveries (the outbox stays one INSERT in the recording transaction).
 ALTER TABLE events ADD COLUMN dispatched_at timestamptz;
 UPDATE events SET dispatched_at = created_at;
-CREATE INDEX events_undispatched ON events (created_at, id) WHERE dispatched_at IS NULL;
+CREATE INDEX events_undispatched ON events (created_at) WHERE dispatched_at IS NULL;
 
 CREATE TABLE webhook_endpoints (
   workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,

@@ -17,7 +17,7 @@ export interface DeliveryJobRequest {
 export async function dispatchEvents(tx: Sql, limit: number): Promise<{ events: number; deliveryIds: string[] }> {
   const { rows } = await tx.query<{ events: number; delivery_ids: string[] }>(
     `WITH batch AS (
-       SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED
+       SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED
      ), marked AS (
        UPDATE events e SET dispatched_at = now() FROM batch WHERE e.id = batch.id
        RETURNING e.id, e.workspace_id, e.type, e.created_at
