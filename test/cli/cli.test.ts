@@ -60,6 +60,10 @@ describe('generated commands', () => {
     expect(table.stdout.split('\n')[0]).toMatch(/^id\s+name\s+type/);
     expect(table.stdout).toContain('CLI made');
 
+    await cli(['vouchers', 'enable', 'CLI-1']);
+    const validation = await cli(['vouchers', 'validate', 'CLI-1', '--order', '{"amount":1000,"currency":"EUR"}']);
+    expect(JSON.parse(validation.stdout)).toMatchObject({ valid: true, discount: { amount: 250 } });
+
     const deleted = await cli(['vouchers', 'delete', 'CLI-1']);
     expect(deleted).toMatchObject({ code: 0, stdout: '' });
     const gone = await cli(['vouchers', 'get', 'CLI-1']);

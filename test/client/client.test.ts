@@ -101,6 +101,21 @@ describe('typed calls', () => {
     await expect(client.campaigns.list({ limitt: 3 })).rejects.toBeInstanceOf(ApiError);
   });
 
+  it('validates and redeems; a repeated idempotency key replays the outcome', async () => {
+    await client.vouchers.create({ code: 'REDEEM-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 300 }, redemptionLimit: 5 });
+    const order = { amount: 5_000, currency: 'EUR' };
+    const preview = await client.vouchers.validate({ code: 'REDEEM-1', order });
+    expect(preview).toMatchObject({ valid: true, discount: { amount: 300 } });
+    const first = await client.redemptions.redeem({ code: 'REDEEM-1', order }, { idempotencyKey: 'order-7' });
+    expect(first).toMatchObject({ ok: true });
+    const again = await client.redemptions.redeem({ code: 'REDEEM-1', order }, { idempotencyKey: 'order-7' });
+    expect(again).toMatchObject({ ok: true, idempotent: true, redemption: { id: first.redemption!.id } });
+    // without a key of its own each logical call gets a fresh one: two redemptions
+    const other = await client.redemptions.redeem({ code: 'REDEEM-1', order });
+    expect(other.redemption!.id).not.toBe(first.redemption!.id);
+    expect((await client.vouchers.get({ code: 'REDEEM-1' })).redemption.redeemedCount).toBe(2);
+  });
+
   it('iterates every item of a list, page after page', async () => {
     const campaign = await client.campaigns.create({ name: 'Paged', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
     await client.vouchers.generate({ id: campaign.id, count: 23 });
