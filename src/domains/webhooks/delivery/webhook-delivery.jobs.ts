@@ -65,6 +65,7 @@ export const DEFAULT_DELIVERY_LIMITS: DeliveryLimits = Object.freeze({
 
 // A job for an endpoint already at its limit with a full line goes back to the queue for this long.
 const DEFER_MS = 1_000;
+const DISPATCH_RETRY_MS = 2_000;
 
 export interface WebhookDelivery {
   wake(): void;
@@ -127,12 +128,16 @@ export function startWebhookDelivery(options: {
   async function dispatchLoop() {
     while (!stopping) {
       let found = 0;
+      let failed = false;
       try {
         found = await dispatchOnce();
       } catch (error) {
+        failed = true;
         log.warn({ err: (error as Error).message }, 'webhook dispatch failed; retrying');
       }
-      if (found < limits.dispatchBatch) await dispatchSleep.wait(limits.dispatchPollMs);
+      // A full batch means more is waiting; a failure (database away, schema not migrated yet) backs off.
+      if (failed) await dispatchSleep.wait(DISPATCH_RETRY_MS);
+      else if (found < limits.dispatchBatch) await dispatchSleep.wait(limits.dispatchPollMs);
     }
   }
 
