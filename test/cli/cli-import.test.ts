@@ -1,6 +1,6 @@
 // Bulk CSV import through the CLI subprocess against a real service: row by row into vouchers.create (RPC
 // batches), and 100,000 rows streamed into a bulk operation.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,19 @@ describe('CSV import', () => {
     const refused = await runCliProcess(['import', 'vouchers', unknown], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('colour');
+  });
+
+  it.skipIf(!existsSync('/usr/bin/script'))('shows a progress bar on a terminal (stderr) and none when piped', async () => {
+    const file = csv('tty.csv', 'code', Array.from({ length: 300 }, (_, i) => `TTY-${i}`));
+    const command = [process.execPath, path.join(import.meta.dirname, '../../dist/src/cli/index.js'), 'import', 'vouchers', file, '--set', `campaignId=${campaignId}`]
+      .map((word) => `'${word}'`)
+      .join(' ');
+    // script(1) gives the CLI a pseudo-terminal, as an operator's shell would.
+    const onTerminal = await runCliProcess(['-qec', command, '/dev/null'], env, { entry: '/usr/bin/script', node: false });
+    expect(onTerminal.stdout).toMatch(/import \|[█░]+\| 100% \| 300 rows, 0 failed/);
+    const piped = await runCliProcess(['import', 'vouchers', file, '--set', `campaignId=${campaignId}`], env);
+    expect(piped.stderr).toBe('');
+    expect(JSON.parse(piped.stdout)).toMatchObject({ failed: 300 });
   });
 
   it('stops at the first row when the key may not write', async () => {

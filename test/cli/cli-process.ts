@@ -11,10 +11,11 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCliProcess(args: string[], env: Record<string, string | undefined>, options: { entry?: string; stdin?: string } = {}): Promise<CliResult> {
+export function runCliProcess(args: string[], env: Record<string, string | undefined>, options: { entry?: string; stdin?: string; node?: boolean } = {}): Promise<CliResult> {
   const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
   for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
-  const child = spawn(process.execPath, [options.entry ?? CLI_ENTRY, ...args], { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const [command, commandArgs] = options.node === false ? [options.entry!, args] : [process.execPath, [options.entry ?? CLI_ENTRY, ...args]];
+  const child = spawn(command, commandArgs, { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
