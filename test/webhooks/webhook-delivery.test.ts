@@ -62,6 +62,19 @@ describe('delivery', () => {
   });
 });
 
+describe('targets by name', () => {
+  it('resolves a host name through the guarded lookup and delivers', async () => {
+    const { api } = await harness.service.newWorkspace();
+    const rx = await receiver();
+    const endpoint = await createEndpoint(api, { url: `http://localhost:${rx.port}/named`, events: '*' });
+    const { event } = await recordCustomerEvent(api);
+    const [request] = await rx.waitFor(1);
+    expect(request!.path).toBe('/named');
+    expect(request!.headers.host).toBe(`localhost:${rx.port}`);
+    await deliveryWhen(api, endpoint.id, event.id, (d) => d.status === 'delivered');
+  });
+});
+
 describe('subscriptions', () => {
   it('delivers to `*` (future types included) and to matching lists only, never to inactive endpoints or other workspaces', async () => {
     const a = await harness.service.newWorkspace();
