@@ -63,3 +63,11 @@ export function isConnectionError(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
   return /Connection terminated|timeout exceeded when trying to connect|connect ECONNREFUSED|Client has encountered a connection error/.test(message);
 }
+
+/**
+ * A query run as a named prepared statement: parsed and planned once per connection instead of per call. For the
+ * hot path's fixed statements only (one name per text).
+ */
+export function preparedQuery<R extends Row = Row>(db: Sql, name: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult<R>> {
+  return (db as unknown as pg.ClientBase).query<R>({ name, text, values: values as unknown[] });
+}

@@ -1,6 +1,6 @@
 // The engine's SQL: loading hot state, and the guarded writes of a group commit. Every write carries its guard, so a
 // stale cache or a second process can never over-redeem: a guard that does not hold returns fewer rows, never an error.
-import type { Sql } from '../../platform/database.js';
+import { preparedQuery, type Sql } from '../../platform/database.js';
 import type { CampaignSnapshot, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import type { Discount } from '../../domains/vouchers/index.js';
 
@@ -86,7 +86,7 @@ export interface VoucherKey {
 /** The vouchers named (with their campaigns), in one query. Missing ones are absent from the result. */
 export async function loadSnapshots(db: Sql, keys: readonly VoucherKey[]): Promise<VoucherSnapshot[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.query<SnapshotRow>(
+  const { rows } = await preparedQuery<SnapshotRow>(db, 'engine.loadSnapshots.1',
     `SELECT v.id, v.workspace_id, v.code, v.type, v.campaign_id, v.discount, v.currency, v.active, v.start_date,
             v.expiration_date, v.redemption_limit, v.redeemed_count, v.per_customer_limit, v.priority, v.exclusive,
             v.max_discount, v.customer_id, v.gift_balance, v.validation_rule_ids, v.config_version,
@@ -108,7 +108,7 @@ export interface UsageKey {
 
 export async function loadCustomerUses(db: Sql, keys: readonly UsageKey[]): Promise<Array<UsageKey & { uses: number }>> {
   if (keys.length === 0) return [];
-  const { rows } = await db.query<{ voucher_id: string; customer_id: string; uses: number }>(
+  const { rows } = await preparedQuery<{ voucher_id: string; customer_id: string; uses: number }>(db, 'engine.loadCustomerUses.2',
     `SELECT u.voucher_id, u.customer_id, u.uses
        FROM unnest($1::uuid[], $2::uuid[]) AS k(voucher_id, customer_id)
        JOIN voucher_customer_uses u ON u.voucher_id = k.voucher_id AND u.customer_id = k.customer_id`,
@@ -126,7 +126,7 @@ export interface StoredKey {
 
 export async function loadIdempotencyKeys(db: Sql, keys: ReadonlyArray<{ workspaceId: string; key: string }>): Promise<StoredKey[]> {
   if (keys.length === 0) return [];
-  const { rows } = await db.query<{ workspace_id: string; key: string; request_hash: string; response: Record<string, unknown> }>(
+  const { rows } = await preparedQuery<{ workspace_id: string; key: string; request_hash: string; response: Record<string, unknown> }>(db, 'engine.loadIdempotencyKeys.3',
     `SELECT i.workspace_id, i.key, i.request_hash, i.response
        FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, key)
        JOIN idempotency_keys i ON i.workspace_id = k.workspace_id AND i.key = k.key`,
@@ -139,7 +139,7 @@ export async function loadIdempotencyKeys(db: Sql, keys: ReadonlyArray<{ workspa
 export async function insertIdempotencyKeys(tx: Sql, keys: readonly StoredKey[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
   const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const { rows } = await tx.query<{ workspace_id: string; key: string }>(
+  const { rows } = await preparedQuery<{ workspace_id: string; key: string }>(tx, 'engine.insertIdempotencyKeys.4',
     `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
      ON CONFLICT (workspace_id, key) DO NOTHING
@@ -170,7 +170,7 @@ export interface VoucherAfter {
  */
 export async function applyVoucherDeltas(tx: Sql, deltas: readonly VoucherDelta[]): Promise<VoucherAfter[]> {
   if (deltas.length === 0) return [];
-  const { rows } = await tx.query<{ id: string; redeemed_count: number; gift_balance: number | null }>(
+  const { rows } = await preparedQuery<{ id: string; redeemed_count: number; gift_balance: number | null }>(tx, 'engine.applyVoucherDeltas.5',
     `WITH d AS (
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::bigint[], $4::int[], $5::int[]) AS d(id, uses, balance, cv, campv)
      ), locked AS (
@@ -211,7 +211,7 @@ export async function applyUsageDeltas(tx: Sql, deltas: readonly UsageDelta[]): 
   const collect = (rows: Array<{ voucher_id: string; customer_id: string; uses: number }>) =>
     result.push(...rows.map((r) => ({ voucherId: r.voucher_id, customerId: r.customer_id, uses: r.uses })));
   if (up.length) {
-    const { rows } = await tx.query<{ voucher_id: string; customer_id: string; uses: number }>(
+    const { rows } = await preparedQuery<{ voucher_id: string; customer_id: string; uses: number }>(tx, 'engine.applyUsageDeltas.6',
       `INSERT INTO voucher_customer_uses AS u (workspace_id, voucher_id, customer_id, uses)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[])
        ON CONFLICT (voucher_id, customer_id) DO UPDATE SET uses = u.uses + EXCLUDED.uses
@@ -221,7 +221,7 @@ export async function applyUsageDeltas(tx: Sql, deltas: readonly UsageDelta[]): 
     collect(rows);
   }
   if (down.length) {
-    const { rows } = await tx.query<{ voucher_id: string; customer_id: string; uses: number }>(
+    const { rows } = await preparedQuery<{ voucher_id: string; customer_id: string; uses: number }>(tx, 'engine.applyUsageDeltas.7',
       `UPDATE voucher_customer_uses u SET uses = greatest(0, u.uses + d.delta)
          FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS d(voucher_id, customer_id, delta)
         WHERE u.voucher_id = d.voucher_id AND u.customer_id = d.customer_id
@@ -253,7 +253,7 @@ export interface RedemptionRow {
 export async function insertRedemptions(tx: Sql, rows: readonly RedemptionRow[]): Promise<void> {
   if (rows.length === 0) return;
   const col = <K extends keyof RedemptionRow>(k: K) => rows.map((r) => r[k]);
-  await tx.query(
+  await preparedQuery(tx, 'engine.insertRedemptions.8',
     `INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
                               order_amount, currency, stack_id, status, metadata, created_at)
      SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t
@@ -281,7 +281,7 @@ export interface StoredRedemption {
 
 export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<StoredRedemption[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK' }>(
+  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK' }>(db, 'engine.loadRedemptions.9',
     `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, customer_id, status FROM redemptions WHERE id = ANY($1::uuid[])`,
     [ids],
   );
@@ -300,7 +300,7 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
 /** Marks redemptions rolled back, guarded on their status; returns the ids that were still SUCCEEDED. */
 export async function markRolledBack(tx: Sql, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const { rows } = await tx.query<{ id: string }>(
+  const { rows } = await preparedQuery<{ id: string }>(tx, 'engine.markRolledBack.10',
     `UPDATE redemptions SET status = 'ROLLED_BACK' WHERE id = ANY($1::uuid[]) AND status = 'SUCCEEDED' RETURNING id`,
     [ids],
   );
@@ -319,7 +319,7 @@ export interface RollbackRow {
 
 export async function insertRollbacks(tx: Sql, rows: readonly RollbackRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.query(
+  await preparedQuery(tx, 'engine.insertRollbacks.11',
     `INSERT INTO redemption_rollbacks (workspace_id, id, redemption_id, voucher_code, amount, reason, created_at)
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[])`,
     [
@@ -342,7 +342,7 @@ export interface LedgerRow {
 
 export async function insertLedgerEntries(tx: Sql, rows: readonly LedgerRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.query(
+  await preparedQuery(tx, 'engine.insertLedgerEntries.12',
     `INSERT INTO gift_ledger_entries (workspace_id, id, voucher_id, type, amount, balance_after, redemption_id, created_at)
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::bigint[], $7::uuid[], $8::timestamptz[])`,
     [

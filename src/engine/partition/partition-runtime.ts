@@ -45,6 +45,7 @@ interface Item {
 type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust' }>;
 
 const COMMIT_ATTEMPTS = 6;
+const MAX_BATCHES_IN_FLIGHT = 2;
 const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
 
@@ -58,7 +59,8 @@ interface Taken {
 export class PartitionRuntime {
   private readonly cache: VoucherStateCache;
   private readonly queue: Item[] = [];
-  private busy = false;
+  /** Batches being decided or committed; the next one forms while the previous one commits. */
+  private inFlight = 0;
   private readonly holds = new Map<string, { holds: Hold[]; timer: NodeJS.Timeout }>();
   private readonly recentKeys = new LRUCache<string, { hash: string; response: Record<string, unknown> }>({ max: RECENT_KEYS });
   private readonly now: () => number;
@@ -129,8 +131,8 @@ export class PartitionRuntime {
   }
 
   private kick(): void {
-    if (this.busy || this.queue.length === 0) return;
-    this.busy = true;
+    if (this.inFlight >= MAX_BATCHES_IN_FLIGHT || this.queue.length === 0) return;
+    this.inFlight += 1;
     const items = this.queue.splice(0, this.options.maxBatch);
     this.runBatch(items)
       .catch((error: unknown) => {
@@ -140,7 +142,7 @@ export class PartitionRuntime {
         this.options.log.error({ err: error }, 'partition batch failed');
       })
       .finally(() => {
-        this.busy = false;
+        this.inFlight -= 1;
         this.kick();
       });
   }
@@ -299,7 +301,7 @@ export class PartitionRuntime {
         for (const item of pending) this.refuse(item, new ProblemError('service_unavailable', 'the voucher kept changing; retry', { headers: { 'Retry-After': '1' } }));
         return;
       }
-      const { plan, outcomes, taken } = this.plan(pending, rollbackRows);
+      const { plan, outcomes, taken, touched } = this.plan(pending, rollbackRows);
       this.setPending(taken, +1);
       let result;
       try {
@@ -308,7 +310,7 @@ export class PartitionRuntime {
         this.setPending(taken, -1);
       }
       if (result.ok) {
-        this.applyCommitted(result.vouchers, result.usage);
+        this.applyCommitted(touched, result.vouchers, result.usage);
         for (const item of pending) {
           const outcome = outcomes.get(item)!;
           if (outcome instanceof Error) this.refuse(item, outcome);
@@ -409,21 +411,18 @@ export class PartitionRuntime {
     }
   }
 
-  private applyCommitted(vouchers: ReadonlyArray<{ id: string; redeemedCount: number; giftBalance: number | null }>, usage: ReadonlyArray<UsageKey & { uses: number }>): void {
+  private applyCommitted(touched: Set<HotVoucher>, vouchers: ReadonlyArray<{ id: string; redeemedCount: number; giftBalance: number | null }>, usage: ReadonlyArray<UsageKey & { uses: number }>): void {
     const byId = new Map(vouchers.map((v) => [v.id, v]));
     const usageByVoucher = new Map<string, Array<UsageKey & { uses: number }>>();
     for (const u of usage) usageByVoucher.set(u.voucherId, [...(usageByVoucher.get(u.voucherId) ?? []), u]);
-    for (const entry of this.touched) {
+    for (const entry of touched) {
       const v = entry.snapshot;
       if (!v) continue;
       const after = byId.get(v.id);
       if (after) entry.snapshot = { ...v, redeemedCount: after.redeemedCount, giftBalance: after.giftBalance };
       for (const u of usageByVoucher.get(v.id) ?? []) entry.customerUses.set(u.customerId, u.uses);
     }
-    this.touched.clear();
   }
-
-  private readonly touched = new Set<HotVoucher>();
 
   /** Decides every write of the batch in order, on working copies; nothing changes in the cache until COMMIT. */
   private plan(items: Item[], rollbackRows: Map<string, StoredRedemption>) {
@@ -433,11 +432,11 @@ export class PartitionRuntime {
     const outcomes = new Map<Item, unknown>();
     const taken = new Map<HotVoucher, Taken>();
     const rolledBackHere = new Set<string>();
-    this.touched.clear();
+    const touched = new Set<HotVoucher>();
     const take = (entry: HotVoucher): Taken => {
       let t = taken.get(entry);
       if (!t) taken.set(entry, (t = { uses: 0, balance: 0, byCustomer: new Map() }));
-      this.touched.add(entry);
+      touched.add(entry);
       return t;
     };
     const addDelta = (v: VoucherSnapshot, uses: number, balance: number) => {
@@ -551,7 +550,7 @@ export class PartitionRuntime {
         }));
       }
     }
-    return { plan, outcomes, taken };
+    return { plan, outcomes, taken, touched };
   }
 }
 
