@@ -3,6 +3,7 @@
 //   1. commit → first attempt delay (p50, p99) while the queue is idle, events spaced out;
 //   2. deliveries/s draining a backlog of N events recorded while the worker was stopped.
 // Bounded: BENCH_EVENTS (default 10000) events, BENCH_IDLE_EVENTS (default 200), BENCH_TIMEOUT_S (default 300).
+// BENCH_PROFILE=<dir> profiles the worker.
 // Talks to the service over HTTP only; nothing here imports src/. Run with `npm run bench:webhooks`.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -80,7 +81,9 @@ async function startReceiver() {
 }
 
 function startProcess(entry, env, label) {
-  const child = spawn(process.execPath, [path.join(root, entry)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_PROFILE=<dir> writes a CPU profile of the worker there (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE && label === 'worker' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, path.join(root, entry)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise((resolve) => child.once('exit', resolve));
