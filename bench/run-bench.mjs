@@ -172,6 +172,8 @@ async function main() {
     ],
   });
 
+  const ready = await (await fetch(`${baseUrl}/ready`)).json();
+  const partitionStats = ready.checks?.partitions?.partitions ?? [];
   // Every acknowledged use is in the database: the counters equal the rows.
   const hotVoucher = await api('GET', '/vouchers/HOT');
   const hotRows = await api('GET', '/redemptions?voucherCode=HOT&limit=1');
@@ -197,6 +199,9 @@ async function main() {
   check(`gift-card hot redeem >= 10x naive peer (${ratio(gift, peerHot)})`, gift.rps >= 10 * peerHot.rps);
   check(`3-voucher stack >= 5x the peer's single redeem (${ratio(stack, peerHot)})`, stack.rps >= 5 * peerHot.rps);
   check(`validate >= 0.5x bare node:http (${ratio(validate, bare)})`, validate.rps >= 0.5 * bare.rps);
+  for (const p of partitionStats) {
+    console.log(`partition ${p.partition}: ${p.batches} batches, ${p.averageBatch} writes per batch, ${p.averageCommitMs} ms per commit, ${p.guardRetries} guard retries, ${p.cached} vouchers cached`);
+  }
   console.log(`consistency: HOT redeemedCount ${hotVoucher.redemption.redeemedCount} (rows listed: ${hotRows.data.length ? 'yes' : 'no'}); GIFT balance ${giftCard.gift.balance}`);
 
   if (BULK > 0) {

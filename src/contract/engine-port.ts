@@ -47,6 +47,6 @@ export interface RedemptionEngine {
   /** A voucher's settings changed, or it was created or deleted, through the CRUD API: the next decision reloads it. */
   voucherChanged(workspaceId: string, code?: string): Promise<void>;
   campaignChanged(workspaceId: string, campaignId: string): Promise<void>;
-  check(): Promise<{ ok: boolean; detail: string }>;
+  check(): Promise<{ ok: boolean; detail: string; partitions?: unknown[] }>;
   stop(): Promise<void>;
 }

@@ -122,17 +122,22 @@ export class PartitionRouter {
   }
 
   /** Every partition answers a ping within the time-out. */
-  async check(timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
+  async check(timeoutMs: number): Promise<{ ok: boolean; detail: string; partitions: unknown[] }> {
     const answers = await Promise.all(
       this.threads.map((t, i) =>
         Promise.race([
-          t.call({ type: 'ping' }).then(() => true),
-          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
-        ]).catch(() => false).then((ok) => ({ i, ok })),
+          t.call({ type: 'ping' }),
+          new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref()),
+        ])
+          .catch(() => undefined)
+          .then((stats) => ({ i, stats })),
       ),
     );
-    const down = answers.filter((a) => !a.ok).map((a) => a.i);
-    return down.length ? { ok: false, detail: `partitions ${down.join(', ')} not answering` } : { ok: true, detail: `${answers.length} partitions` };
+    const down = answers.filter((a) => !a.stats).map((a) => a.i);
+    const partitions = answers.map((a) => ({ partition: a.i, ...(a.stats ? (a.stats as object) : { status: 'not answering' }) }));
+    return down.length
+      ? { ok: false, detail: `partitions ${down.join(', ')} not answering`, partitions }
+      : { ok: true, detail: `${answers.length} partitions`, partitions };
   }
 
   async stop(): Promise<void> {

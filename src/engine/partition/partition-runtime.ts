@@ -70,8 +70,20 @@ export class PartitionRuntime {
     this.now = options.now ?? Date.now;
   }
 
+  private readonly counters = { batches: 0, writes: 0, commitMs: 0, retries: 0 };
+
+  /** For /ready and operators: cache fill, queue, and the group-commit figures so far. */
   stats() {
-    return { cached: this.cache.size, queued: this.queue.length, holds: this.holds.size };
+    const { batches, writes, commitMs, retries } = this.counters;
+    return {
+      cached: this.cache.size,
+      queued: this.queue.length,
+      holds: this.holds.size,
+      batches,
+      averageBatch: batches ? Math.round((writes / batches) * 10) / 10 : 0,
+      averageCommitMs: batches ? Math.round((commitMs / batches) * 100) / 100 : 0,
+      guardRetries: retries,
+    };
   }
 
   /** Entry point of every request from the web thread. */
@@ -304,11 +316,16 @@ export class PartitionRuntime {
       const { plan, outcomes, taken, touched } = this.plan(pending, rollbackRows);
       this.setPending(taken, +1);
       let result;
+      const started = performance.now();
       try {
         result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan);
       } finally {
         this.setPending(taken, -1);
       }
+      this.counters.batches += 1;
+      this.counters.writes += pending.length;
+      this.counters.commitMs += performance.now() - started;
+      if (!result.ok) this.counters.retries += 1;
       if (result.ok) {
         this.applyCommitted(touched, result.vouchers, result.usage);
         for (const item of pending) {
