@@ -82,3 +82,13 @@ CREATE TABLE idempotency_keys (
   PRIMARY KEY (workspace_id, key)
 );
 CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
+
+-- The engine commits a batch in one statement; a guard that does not hold raises this, which rolls the statement
+-- back whole. `reason` names the part that was stale.
+CREATE FUNCTION engine_guard(reason text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF reason IS NOT NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'engine guard: ' || reason;
+  END IF;
+  RETURN true;
+END $$;

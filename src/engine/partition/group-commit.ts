@@ -1,17 +1,12 @@
-// One transaction for a whole batch of decisions: idempotency keys first, then the guarded counter updates, then the
-// rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold rolls everything back and says
-// which part was stale, so the partition reloads it and decides again.
+// A batch of decisions becomes one plan, written in one statement (hot-path.sql.ts): idempotency keys, the guarded
+// counter updates, then the rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold undoes
+// everything and says which part was stale, so the partition reloads it and decides again.
 import { randomUUID } from 'node:crypto';
-import { recordEvents, type NewEvent } from '../../domains/events/index.js';
+import type { NewEvent } from '../../domains/events/index.js';
 import type { Pool } from '../../platform/database.js';
 import {
-  applyUsageDeltas,
-  applyVoucherDeltas,
-  insertIdempotencyKeys,
-  insertLedgerEntries,
-  insertRedemptions,
-  insertRollbacks,
-  markRolledBack,
+  commitBatch,
+  loadIdempotencyKeys,
   settleBalances,
   type LedgerRow,
   type RedemptionRow,
@@ -70,57 +65,45 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
   ...part,
 });
 
-export async function commitPlan(pool: Pool, plan: WritePlan): Promise<CommitResult> {
-  const client = await pool.connect();
-  let open = false;
-  try {
-    await client.query('BEGIN');
-    open = true;
-    const result = await writePlan(client, plan);
-    await client.query(result.ok ? 'COMMIT' : 'ROLLBACK');
-    open = false;
-    return result;
-  } catch (error) {
-    if (open) await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-async function writePlan(tx: Pool | import('pg').PoolClient, plan: WritePlan): Promise<CommitResult> {
-  const inserted = await insertIdempotencyKeys(tx, plan.keys);
-  if (inserted.size < plan.keys.length) {
-    return failed({ takenKeys: plan.keys.filter((k) => !inserted.has(`${k.workspaceId} ${k.key}`)).map((k) => `${k.workspaceId} ${k.key}`) });
-  }
-  const marked = await markRolledBack(tx, plan.rollbackIds);
-  if (marked.size < plan.rollbackIds.length) return failed({ racedRollbacks: plan.rollbackIds.filter((id) => !marked.has(id)) });
-
+/** Commits a plan in one statement (its own transaction). A failed guard names what was stale, to reload. */
+export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResult> {
   const deltas = [...plan.deltas.values()];
-  const vouchers = await applyVoucherDeltas(tx, deltas);
-  if (vouchers.length < deltas.length) {
-    const passed = new Set(vouchers.map((v) => v.id));
-    return failed({ staleVouchers: deltas.filter((d) => !passed.has(d.id)).map((d) => d.id) });
-  }
-  const usage = await applyUsageDeltas(tx, [...plan.usage.values()]);
-  const over = usage.filter((u) => {
-    const limit = plan.usageLimits.get(u.voucherId);
-    return limit !== null && limit !== undefined && u.uses > limit && (plan.usage.get(usageKey(u.voucherId, u.customerId))?.delta ?? 0) > 0;
+  const usage = [...plan.usage.values()].filter((u) => u.delta !== 0);
+  const ledger: LedgerRow[] = [...plan.ledger.values()].flat();
+  const result = await commitBatch(db, {
+    keys: plan.keys,
+    rollbackIds: plan.rollbackIds,
+    deltas,
+    usage,
+    usageLimits: [...plan.usageLimits].flatMap(([voucherId, limit]) =>
+      limit !== null && usage.some((u) => u.voucherId === voucherId && u.delta > 0) ? [{ voucherId, limit }] : [],
+    ),
+    redemptions: plan.redemptions,
+    rollbacks: plan.rollbacks,
+    ledger,
+    events: plan.events,
   });
-  if (over.length) return failed({ staleUsage: over });
-
-  const ledger: LedgerRow[] = [];
-  for (const after of vouchers) {
-    const rows = plan.ledger.get(after.id);
-    if (!rows) continue;
-    settleBalances(rows, after.giftBalance ?? 0);
-    ledger.push(...rows);
+  if (!result.ok) {
+    switch (result.failed) {
+      case 'keys': {
+        // Which keys another request took first: those that exist now.
+        const taken = await loadIdempotencyKeys(db, plan.keys);
+        return failed({ takenKeys: taken.map((k) => `${k.workspaceId} ${k.key}`) });
+      }
+      case 'rollbacks':
+        return failed({ racedRollbacks: plan.rollbackIds });
+      case 'vouchers':
+        return failed({ staleVouchers: deltas.map((d) => d.id) });
+      case 'usage':
+        return failed({ staleUsage: usage.map((u) => ({ voucherId: u.voucherId, customerId: u.customerId })) });
+    }
   }
-  await insertRedemptions(tx, plan.redemptions);
-  await insertRollbacks(tx, plan.rollbacks);
-  await insertLedgerEntries(tx, ledger);
-  await recordEvents(tx, plan.events);
-  return { ok: true, vouchers, usage };
+  // The replies that show a ledger entry's balance (top-ups) get the same figures the statement computed.
+  for (const after of result.vouchers) {
+    const rows = plan.ledger.get(after.id);
+    if (rows) settleBalances(rows, after.giftBalance ?? 0);
+  }
+  return { ok: true, vouchers: result.vouchers, usage: result.usage };
 }
 
 export interface RedemptionDraft {

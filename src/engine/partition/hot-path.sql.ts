@@ -135,20 +135,6 @@ export async function loadIdempotencyKeys(db: Sql, keys: ReadonlyArray<{ workspa
   return rows.map((r) => ({ workspaceId: r.workspace_id, key: r.key, requestHash: r.request_hash, response: r.response }));
 }
 
-/** Inserts the keys that are free; returns the `workspaceId key` of those inserted (a taken key is someone else's request). */
-export async function insertIdempotencyKeys(tx: Sql, keys: readonly StoredKey[]): Promise<Set<string>> {
-  if (keys.length === 0) return new Set();
-  const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const { rows } = await preparedQuery<{ workspace_id: string; key: string }>(tx, 'engine.insertIdempotencyKeys.4',
-    `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
-     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
-     ON CONFLICT (workspace_id, key) DO NOTHING
-     RETURNING workspace_id, key`,
-    [sorted.map((k) => k.workspaceId), sorted.map((k) => k.key), sorted.map((k) => k.requestHash), sorted.map((k) => JSON.stringify(k.response))],
-  );
-  return new Set(rows.map((r) => `${r.workspace_id} ${r.key}`));
-}
-
 export interface VoucherDelta {
   id: string;
   uses: number;
@@ -163,74 +149,9 @@ export interface VoucherAfter {
   giftBalance: number | null;
 }
 
-/**
- * Applies use and balance deltas under their guards: the settings the decision saw (config and campaign versions), the
- * redemption limit and a balance that stays >= 0. Rows are locked in id order, so engine transactions never deadlock.
- * Returns the rows that passed, with their new counters.
- */
-export async function applyVoucherDeltas(tx: Sql, deltas: readonly VoucherDelta[]): Promise<VoucherAfter[]> {
-  if (deltas.length === 0) return [];
-  const { rows } = await preparedQuery<{ id: string; redeemed_count: number; gift_balance: number | null }>(tx, 'engine.applyVoucherDeltas.5',
-    `WITH d AS (
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::bigint[], $4::int[], $5::int[]) AS d(id, uses, balance, cv, campv)
-     ), locked AS (
-       SELECT v.id FROM vouchers v WHERE v.id IN (SELECT id FROM d) ORDER BY v.id FOR UPDATE
-     )
-     UPDATE vouchers v
-        SET redeemed_count = v.redeemed_count + d.uses,
-            gift_balance = CASE WHEN d.balance = 0 THEN v.gift_balance ELSE v.gift_balance + d.balance END
-       FROM d JOIN locked ON locked.id = d.id
-      WHERE v.id = d.id
-        AND v.config_version = d.cv
-        AND (v.redemption_limit IS NULL OR v.redeemed_count + d.uses <= v.redemption_limit)
-        AND (d.balance = 0 OR v.gift_balance + d.balance >= 0)
-        AND (v.campaign_id IS NULL OR d.campv = (SELECT c.version FROM campaigns c WHERE c.id = v.campaign_id))
-     RETURNING v.id, v.redeemed_count, v.gift_balance`,
-    [
-      deltas.map((d) => d.id),
-      deltas.map((d) => d.uses),
-      deltas.map((d) => d.balance),
-      deltas.map((d) => d.configVersion),
-      deltas.map((d) => d.campaignVersion ?? -1),
-    ],
-  );
-  return rows.map((r) => ({ id: r.id, redeemedCount: r.redeemed_count, giftBalance: r.gift_balance }));
-}
-
 export interface UsageDelta extends UsageKey {
   workspaceId: string;
   delta: number;
-}
-
-/** Adds to per-customer use counts (rollbacks subtract); returns the new counts (the caller compares them with perCustomerLimit). */
-export async function applyUsageDeltas(tx: Sql, deltas: readonly UsageDelta[]): Promise<Array<UsageKey & { uses: number }>> {
-  const sorted = [...deltas].filter((d) => d.delta !== 0).sort((a, b) => (a.voucherId + a.customerId < b.voucherId + b.customerId ? -1 : 1));
-  const up = sorted.filter((d) => d.delta > 0);
-  const down = sorted.filter((d) => d.delta < 0);
-  const result: Array<UsageKey & { uses: number }> = [];
-  const collect = (rows: Array<{ voucher_id: string; customer_id: string; uses: number }>) =>
-    result.push(...rows.map((r) => ({ voucherId: r.voucher_id, customerId: r.customer_id, uses: r.uses })));
-  if (up.length) {
-    const { rows } = await preparedQuery<{ voucher_id: string; customer_id: string; uses: number }>(tx, 'engine.applyUsageDeltas.6',
-      `INSERT INTO voucher_customer_uses AS u (workspace_id, voucher_id, customer_id, uses)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[])
-       ON CONFLICT (voucher_id, customer_id) DO UPDATE SET uses = u.uses + EXCLUDED.uses
-       RETURNING u.voucher_id, u.customer_id, u.uses`,
-      [up.map((d) => d.workspaceId), up.map((d) => d.voucherId), up.map((d) => d.customerId), up.map((d) => d.delta)],
-    );
-    collect(rows);
-  }
-  if (down.length) {
-    const { rows } = await preparedQuery<{ voucher_id: string; customer_id: string; uses: number }>(tx, 'engine.applyUsageDeltas.7',
-      `UPDATE voucher_customer_uses u SET uses = greatest(0, u.uses + d.delta)
-         FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS d(voucher_id, customer_id, delta)
-        WHERE u.voucher_id = d.voucher_id AND u.customer_id = d.customer_id
-       RETURNING u.voucher_id, u.customer_id, u.uses`,
-      [down.map((d) => d.voucherId), down.map((d) => d.customerId), down.map((d) => d.delta)],
-    );
-    collect(rows);
-  }
-  return result;
 }
 
 export interface RedemptionRow {
@@ -248,24 +169,6 @@ export interface RedemptionRow {
   stackId: string | null;
   metadata: Record<string, unknown>;
   createdAt: Date;
-}
-
-export async function insertRedemptions(tx: Sql, rows: readonly RedemptionRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const col = <K extends keyof RedemptionRow>(k: K) => rows.map((r) => r[k]);
-  await preparedQuery(tx, 'engine.insertRedemptions.8',
-    `INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
-                              order_amount, currency, stack_id, status, metadata, created_at)
-     SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::bigint[], $7::text[], $8::uuid[],
-                   $9::text[], $10::bigint[], $11::text[], $12::uuid[], $13::jsonb[], $14::timestamptz[])
-            AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t)`,
-    [
-      col('workspaceId'), col('id'), col('voucherId'), col('voucherCode'), col('campaignId'), col('amount'), col('kind'),
-      col('customerId'), col('orderId'), col('orderAmount'), col('currency'), col('stackId'),
-      rows.map((r) => JSON.stringify(r.metadata)), col('createdAt'),
-    ],
-  );
 }
 
 export interface StoredRedemption {
@@ -297,15 +200,6 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
   }));
 }
 
-/** Marks redemptions rolled back, guarded on their status; returns the ids that were still SUCCEEDED. */
-export async function markRolledBack(tx: Sql, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { rows } = await preparedQuery<{ id: string }>(tx, 'engine.markRolledBack.10',
-    `UPDATE redemptions SET status = 'ROLLED_BACK' WHERE id = ANY($1::uuid[]) AND status = 'SUCCEEDED' RETURNING id`,
-    [ids],
-  );
-  return new Set(rows.map((r) => r.id));
-}
 
 export interface RollbackRow {
   workspaceId: string;
@@ -317,17 +211,6 @@ export interface RollbackRow {
   createdAt: Date;
 }
 
-export async function insertRollbacks(tx: Sql, rows: readonly RollbackRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await preparedQuery(tx, 'engine.insertRollbacks.11',
-    `INSERT INTO redemption_rollbacks (workspace_id, id, redemption_id, voucher_code, amount, reason, created_at)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[])`,
-    [
-      rows.map((r) => r.workspaceId), rows.map((r) => r.id), rows.map((r) => r.redemptionId), rows.map((r) => r.voucherCode),
-      rows.map((r) => r.amount), rows.map((r) => r.reason), rows.map((r) => r.createdAt),
-    ],
-  );
-}
 
 export interface LedgerRow {
   workspaceId: string;
@@ -340,17 +223,6 @@ export interface LedgerRow {
   createdAt: Date;
 }
 
-export async function insertLedgerEntries(tx: Sql, rows: readonly LedgerRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await preparedQuery(tx, 'engine.insertLedgerEntries.12',
-    `INSERT INTO gift_ledger_entries (workspace_id, id, voucher_id, type, amount, balance_after, redemption_id, created_at)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::bigint[], $7::uuid[], $8::timestamptz[])`,
-    [
-      rows.map((r) => r.workspaceId), rows.map((r) => r.id), rows.map((r) => r.voucherId), rows.map((r) => r.type),
-      rows.map((r) => r.amount), rows.map((r) => r.balanceAfter), rows.map((r) => r.redemptionId), rows.map((r) => r.createdAt),
-    ],
-  );
-}
 
 /**
  * Fills balanceAfter of a voucher's ledger rows (in order) from its balance after the whole transaction: the row is
@@ -361,5 +233,140 @@ export function settleBalances(entries: LedgerRow[], finalBalance: number): void
   for (let i = entries.length - 1; i >= 0; i--) {
     entries[i]!.balanceAfter = after;
     after -= entries[i]!.amount;
+  }
+}
+
+/** Everything one batch writes, as the arrays of the commit statement. */
+export interface BatchWrites {
+  keys: readonly StoredKey[];
+  rollbackIds: readonly string[];
+  deltas: readonly VoucherDelta[];
+  usage: readonly UsageDelta[];
+  /** perCustomerLimit per voucher id whose uses grow. */
+  usageLimits: ReadonlyArray<{ voucherId: string; limit: number }>;
+  redemptions: readonly RedemptionRow[];
+  rollbacks: readonly RollbackRow[];
+  /** In the order of their changes per voucher; balance_after is computed from the voucher's balance after the batch. */
+  ledger: readonly LedgerRow[];
+  events: ReadonlyArray<{ workspaceId: string; type: string; payload: Record<string, unknown> }>;
+}
+
+export type GuardFailure = 'keys' | 'rollbacks' | 'vouchers' | 'usage';
+
+/**
+ * One batch in one statement, so one round trip and its own transaction: idempotency keys, rollbacks, the guarded
+ * counter updates (rows locked in id order: engine writes never deadlock), per-customer uses, then the rows and the
+ * outbox events (the same columns recordEvents() writes). Should any guard not hold, engine_guard() raises and the
+ * whole statement is undone; the error names the part that was stale.
+ */
+const COMMIT_BATCH = `
+WITH keys AS (
+  INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
+  ON CONFLICT (workspace_id, key) DO NOTHING
+  RETURNING 1
+), rolled AS (
+  UPDATE redemptions SET status = 'ROLLED_BACK' WHERE id = ANY($5::uuid[]) AND status = 'SUCCEEDED' RETURNING id
+), d AS (
+  SELECT * FROM unnest($6::uuid[], $7::int[], $8::bigint[], $9::int[], $10::int[]) AS d(id, uses, balance, cv, campv)
+), locked AS (
+  SELECT v.id FROM vouchers v WHERE v.id IN (SELECT id FROM d) ORDER BY v.id FOR UPDATE
+), upd AS (
+  UPDATE vouchers v
+     SET redeemed_count = v.redeemed_count + d.uses,
+         gift_balance = CASE WHEN d.balance = 0 THEN v.gift_balance ELSE v.gift_balance + d.balance END
+    FROM d JOIN locked ON locked.id = d.id
+   WHERE v.id = d.id
+     AND v.config_version = d.cv
+     AND (v.redemption_limit IS NULL OR v.redeemed_count + d.uses <= v.redemption_limit)
+     AND (d.balance = 0 OR v.gift_balance + d.balance >= 0)
+     AND (v.campaign_id IS NULL OR d.campv = (SELECT c.version FROM campaigns c WHERE c.id = v.campaign_id))
+  RETURNING v.id, v.redeemed_count, v.gift_balance
+), usage_in AS (
+  SELECT * FROM unnest($11::uuid[], $12::uuid[], $13::uuid[], $14::int[]) AS u(workspace_id, voucher_id, customer_id, delta)
+), usage_up AS (
+  INSERT INTO voucher_customer_uses AS u (workspace_id, voucher_id, customer_id, uses)
+  SELECT workspace_id, voucher_id, customer_id, delta FROM usage_in WHERE delta > 0 ORDER BY voucher_id, customer_id
+  ON CONFLICT (voucher_id, customer_id) DO UPDATE SET uses = u.uses + EXCLUDED.uses
+  RETURNING u.voucher_id, u.customer_id, u.uses
+), usage_down AS (
+  UPDATE voucher_customer_uses u SET uses = greatest(0, u.uses + i.delta)
+    FROM usage_in i
+   WHERE i.delta < 0 AND u.voucher_id = i.voucher_id AND u.customer_id = i.customer_id
+  RETURNING u.voucher_id, u.customer_id, u.uses
+), red AS (
+  INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
+                           order_amount, currency, stack_id, status, metadata, created_at)
+  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t
+    FROM unnest($15::uuid[], $16::uuid[], $17::uuid[], $18::text[], $19::uuid[], $20::bigint[], $21::text[], $22::uuid[],
+                $23::text[], $24::bigint[], $25::text[], $26::uuid[], $27::jsonb[], $28::timestamptz[])
+         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t)
+), rb AS (
+  INSERT INTO redemption_rollbacks (workspace_id, id, redemption_id, voucher_code, amount, reason, created_at)
+  SELECT * FROM unnest($29::uuid[], $30::uuid[], $31::uuid[], $32::text[], $33::bigint[], $34::text[], $35::timestamptz[])
+), ledger_in AS (
+  SELECT * FROM unnest($36::uuid[], $37::uuid[], $38::uuid[], $39::text[], $40::bigint[], $41::uuid[], $42::timestamptz[])
+         WITH ORDINALITY AS l(w, i, v, t, a, r, c, n)
+), led AS (
+  INSERT INTO gift_ledger_entries (workspace_id, id, voucher_id, type, amount, balance_after, redemption_id, created_at)
+  SELECT l.w, l.i, l.v, l.t, l.a,
+         upd.gift_balance - coalesce(sum(l.a) OVER (PARTITION BY l.v ORDER BY l.n DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0),
+         l.r, l.c
+    FROM ledger_in l JOIN upd ON upd.id = l.v
+), ev AS (
+  INSERT INTO events (workspace_id, type, payload)
+  SELECT * FROM unnest($43::uuid[], $44::text[], $45::jsonb[])
+)
+SELECT engine_guard(CASE
+         WHEN (SELECT count(*) FROM keys) <> cardinality($1::uuid[]) THEN 'keys'
+         WHEN (SELECT count(*) FROM rolled) <> cardinality($5::uuid[]) THEN 'rollbacks'
+         WHEN (SELECT count(*) FROM upd) <> cardinality($6::uuid[]) THEN 'vouchers'
+         WHEN EXISTS (SELECT 1 FROM usage_up uu JOIN unnest($46::uuid[], $47::int[]) AS lim(voucher_id, lim)
+                        ON lim.voucher_id = uu.voucher_id WHERE uu.uses > lim.lim) THEN 'usage'
+       END) AS ok,
+       (SELECT coalesce(json_agg(json_build_array(id, redeemed_count, gift_balance)), '[]') FROM upd) AS vouchers,
+       (SELECT coalesce(json_agg(json_build_array(voucher_id, customer_id, uses)), '[]')
+          FROM (SELECT * FROM usage_up UNION ALL SELECT * FROM usage_down) u) AS usage`;
+
+export type BatchResult =
+  | { ok: true; vouchers: VoucherAfter[]; usage: Array<UsageKey & { uses: number }> }
+  | { ok: false; failed: GuardFailure };
+
+export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult> {
+  const col = <T, K extends keyof T>(rows: readonly T[], k: K) => rows.map((r) => r[k]);
+  const values = [
+    col(w.keys, 'workspaceId'), col(w.keys, 'key'), col(w.keys, 'requestHash'), w.keys.map((k) => JSON.stringify(k.response)),
+    w.rollbackIds,
+    col(w.deltas, 'id'), col(w.deltas, 'uses'), col(w.deltas, 'balance'), col(w.deltas, 'configVersion'), w.deltas.map((d) => d.campaignVersion ?? -1),
+    col(w.usage, 'workspaceId'), col(w.usage, 'voucherId'), col(w.usage, 'customerId'), col(w.usage, 'delta'),
+    col(w.redemptions, 'workspaceId'), col(w.redemptions, 'id'), col(w.redemptions, 'voucherId'), col(w.redemptions, 'voucherCode'),
+    col(w.redemptions, 'campaignId'), col(w.redemptions, 'amount'), col(w.redemptions, 'kind'), col(w.redemptions, 'customerId'),
+    col(w.redemptions, 'orderId'), col(w.redemptions, 'orderAmount'), col(w.redemptions, 'currency'), col(w.redemptions, 'stackId'),
+    w.redemptions.map((r) => JSON.stringify(r.metadata)), col(w.redemptions, 'createdAt'),
+    col(w.rollbacks, 'workspaceId'), col(w.rollbacks, 'id'), col(w.rollbacks, 'redemptionId'), col(w.rollbacks, 'voucherCode'),
+    col(w.rollbacks, 'amount'), col(w.rollbacks, 'reason'), col(w.rollbacks, 'createdAt'),
+    col(w.ledger, 'workspaceId'), col(w.ledger, 'id'), col(w.ledger, 'voucherId'), col(w.ledger, 'type'), col(w.ledger, 'amount'),
+    col(w.ledger, 'redemptionId'), col(w.ledger, 'createdAt'),
+    col(w.events, 'workspaceId'), col(w.events, 'type'), w.events.map((e) => JSON.stringify(e.payload)),
+    col(w.usageLimits, 'voucherId'), col(w.usageLimits, 'limit'),
+  ];
+  try {
+    const { rows } = await preparedQuery<{ vouchers: Array<[string, number, number | null]>; usage: Array<[string, string, number]> }>(
+      db,
+      'engine.commitBatch',
+      COMMIT_BATCH,
+      values,
+    );
+    const row = rows[0]!;
+    return {
+      ok: true,
+      vouchers: row.vouchers.map(([id, redeemedCount, giftBalance]) => ({ id, redeemedCount, giftBalance })),
+      usage: row.usage.map(([voucherId, customerId, uses]) => ({ voucherId, customerId, uses })),
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    const failed = /^engine guard: (keys|rollbacks|vouchers|usage)$/.exec(message)?.[1] as GuardFailure | undefined;
+    if ((error as { code?: string }).code === 'P0001' && failed) return { ok: false, failed };
+    throw error;
   }
 }
