@@ -98,12 +98,18 @@ function parseInputFlag(value: string | true | undefined): Record<string, unknow
   }
 }
 
+/** A list operation answers `{ data, next? }` pages: a GET taking a cursor. */
+function isListOperation(operation: Operation): boolean {
+  return operation.method === 'get' && Boolean(operation.query?.shape.cursor);
+}
+
 function resolveBulkOperation(operations: readonly Operation[], target: string | undefined, verb: 'create' | 'list'): Operation {
   if (!target) throw new UsageError(`name a group (e.g. vouchers) or an operation`);
   const camel = target.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   const name = camel.includes('.') ? camel : `${camel}.${verb}`;
   const operation = operations.find((op) => op.name === name);
   if (!operation) throw new UsageError(`no operation named ${name}`);
+  if (verb === 'list' && !isListOperation(operation)) throw new UsageError(`${name} is not a list operation`);
   return operation;
 }
 
@@ -175,6 +181,7 @@ async function runOperationCommand(io: Io, operations: readonly Operation[], ope
   const input = inputFromWords(operation, positionals, globalsOut(flags), parseInputFlag(flags.get('input')));
   const client = clientFrom(io, flags, operations);
   if (flags.has('all')) {
+    if (!isListOperation(operation)) throw new UsageError(`--all needs a list operation; ${operation.name} is not one`);
     let rows = 0;
     for await (const item of client.list(operation.name, input)) {
       rows++;

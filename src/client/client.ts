@@ -83,8 +83,9 @@ export type PromotionsClient = ClientCore & Namespaces;
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const RESERVED = new Set(['version', 'baseUrl', 'call', 'list', 'pages', 'batch', 'describe', 'serverVersion']);
 
+/** Reads (GET, or a POST needing only a read scope, such as vouchers.validate) and operations taking an idempotency key. */
 function isRetrySafe(operation: Operation | undefined): boolean {
-  return operation !== undefined && (operation.method === 'get' || Boolean(operation.idempotent));
+  return operation !== undefined && (operation.method === 'get' || operation.scope.endsWith(':read') || Boolean(operation.idempotent));
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

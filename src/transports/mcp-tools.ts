@@ -35,7 +35,8 @@ function inputSchemaOf(operation: Operation): Tool['inputSchema'] {
 }
 
 export function toolOf(operation: Operation): Tool {
-  const readOnly = operation.method === 'get';
+  // A read scope can only read (vouchers.validate is a POST that commits nothing).
+  const readOnly = operation.method === 'get' || operation.scope.endsWith(':read');
   return {
     name: operation.name,
     title: operation.summary,

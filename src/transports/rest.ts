@@ -1,14 +1,9 @@
 // The REST face: one express route per registered operation under /api/v1, with scope check and zod-parsed input.
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { BoundHandler, ServiceDeps, AuthContext } from '../contract/handler.js';
 import { expressPath } from '../contract/operation.js';
 import { parseOperationInput } from './operation-input.js';
-import { assertScope, runParsedOperation } from './run-operation.js';
-
-function idempotencyHeader(req: Request): string | undefined {
-  const value = req.headers['idempotency-key'];
-  return typeof value === 'string' ? value : undefined;
-}
+import { assertScope, idempotencyHeader, runParsedOperation } from './run-operation.js';
 
 /**
  * Scope checks run before request validation, so a key without the scope learns nothing about the schema.

@@ -12,6 +12,12 @@ export interface OperationResult {
   body: unknown;
 }
 
+/** The Idempotency-Key header, the alternative to an operation's `idempotencyKey` body field. */
+export function idempotencyHeader(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
+  const value = req.headers['idempotency-key'];
+  return typeof value === 'string' ? value : undefined;
+}
+
 export function assertScope(operation: Operation, auth: AuthContext): void {
   if (!hasScope(auth.scopes, operation.scope)) {
     throw new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`);

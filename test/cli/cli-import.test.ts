@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-const createCount = Number(process.env.IMPORT_CREATE_COUNT ?? 3_000);
+const createCount = Number(process.env.IMPORT_CREATE_COUNT ?? 1_000);
 
 describe('CSV import', () => {
   it('imports vouchers row by row through vouchers.create, with typed and nested columns', async () => {

@@ -151,6 +151,8 @@ describe('usage errors', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('vouchers create');
     expect((await cli(['vouchers', 'get', 'A', 'B'])).code).toBe(2);
+    expect((await cli(['vouchers', 'get', 'A', '--all'])).stderr).toContain('not one');
+    expect((await cli(['export', 'vouchers.get'])).code).toBe(2);
     const badJson = await cli(['vouchers', 'update', 'A', '--metadata', '{oops']);
     expect(badJson.code).toBe(2);
     expect(badJson.stderr).toContain('--metadata');

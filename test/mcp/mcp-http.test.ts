@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/contract/registry.js';
+import { hasScope } from '../../src/contract/scopes.js';
 import { packageVersion } from '../../src/platform/paths.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -70,7 +71,10 @@ describe('MCP over streamable HTTP', () => {
     const client = await connect(key);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(['campaigns.get', 'campaigns.list', 'vouchers.get', 'vouchers.list']);
+      const allowed = operations.filter((op) => hasScope(['campaigns:read', 'vouchers:read'], op.scope)).map((op) => op.name);
+      expect(tools.map((t) => t.name).sort()).toEqual(allowed.sort());
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['campaigns.get', 'campaigns.list', 'vouchers.get', 'vouchers.list']));
+      expect(tools.map((t) => t.name)).not.toContain('campaigns.create');
       expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
       const refused = await client.callTool({ name: 'campaigns.create', arguments: { name: 'x', type: 'PROMOTION' } });
       expect(refused.isError).toBe(true);

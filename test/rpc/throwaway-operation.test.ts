@@ -62,7 +62,7 @@ describe('a throwaway operation registered at test time', () => {
     try {
       const tool = (await client.listTools()).tools.find((t) => t.name === 'throwaways.echo');
       expect(tool?.inputSchema.required).toEqual(expect.arrayContaining(['label', 'message']));
-      expect(tool?.annotations?.readOnlyHint).toBe(false);
+      expect(tool?.annotations?.readOnlyHint).toBe(true); // it needs only a read scope
       const result = await client.callTool({ name: 'throwaways.echo', arguments: { label: 'hello', times: 2, message: 'hi', tags: ['a'] } });
       expect(result.structuredContent).toEqual(expected);
     } finally {
