@@ -27,10 +27,32 @@ describe('dependency direction', () => {
     expect(imports.filter((i) => within(i.from, 'platform') && !within(i.to, 'platform'))).toEqual([]);
   });
 
-  it('lets only contract/registry.ts reach into domains from contract/, and only their schemas and contracts', () => {
+  it('lets contract/ reach into domains only for their schemas (types of the engine port) and, from registry.ts, their contracts', () => {
     const bad = imports.filter(
-      (i) => within(i.from, 'contract') && domainOf(i.to) && (i.from !== 'contract/registry.ts' || !/\.contract\.ts$/.test(i.to)),
+      (i) =>
+        within(i.from, 'contract') &&
+        domainOf(i.to) &&
+        !/\.schemas\.ts$/.test(i.to) &&
+        (i.from !== 'contract/registry.ts' || !/\.contract\.ts$/.test(i.to)),
     );
+    expect(bad).toEqual([]);
+  });
+
+  it('keeps the engine to platform/, contract/, domains\' rules and schemas, and the outbox types', () => {
+    const bad = imports.filter(
+      (i) =>
+        within(i.from, 'engine') &&
+        !within(i.to, 'engine') &&
+        !within(i.to, 'platform') &&
+        !within(i.to, 'contract') &&
+        !/^domains\/[^/]+\/[^/]+\.(rules|schemas)\.ts$/.test(i.to) &&
+        i.to !== 'domains/events/index.ts',
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('lets nothing but the composition roots and the engine port reach the engine', () => {
+    const bad = imports.filter((i) => within(i.to, 'engine') && !within(i.from, 'engine') && !['main.ts', 'runtime.ts'].includes(i.from));
     expect(bad).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
 // stale cache or a second process can never over-redeem: a guard that does not hold returns fewer rows, never an error.
 import { preparedQuery, type Sql } from '../../platform/database.js';
 import type { CampaignSnapshot, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
-import type { Discount } from '../../domains/vouchers/index.js';
+import type { Discount } from '../../domains/vouchers/discount.schemas.js';
 
 interface SnapshotRow {
   [column: string]: unknown;
