@@ -1,7 +1,7 @@
 // A batch of decisions becomes one plan, written in one statement (hot-path.sql.ts): idempotency keys, the guarded
 // counter updates, then the rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold undoes
 // everything and says which part was stale, so the partition reloads it and decides again.
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../platform/ids.js';
 import type { NewEvent } from '../../domains/events/index.js';
 import type { Pool } from '../../platform/database.js';
 import {
@@ -120,7 +120,7 @@ export interface RedemptionDraft {
 /** Adds one redemption to a plan: its counters, per-customer use, ledger entry, row and voucher.redeemed event. */
 export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string {
   const { voucher: v, kind, amount, customerId, order, createdAt } = draft;
-  const id = randomUUID();
+  const id = uuidv7();
   const delta = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
   delta.uses += 1;
   if (kind === 'GIFT') delta.balance -= amount;
@@ -172,7 +172,7 @@ export function planLedger(
   row: Pick<LedgerRow, 'type' | 'amount' | 'redemptionId'>,
   createdAt: Date,
 ): LedgerRow {
-  const full: LedgerRow = { ...row, workspaceId: v.workspaceId, voucherId: v.id, id: randomUUID(), balanceAfter: 0, createdAt };
+  const full: LedgerRow = { ...row, workspaceId: v.workspaceId, voucherId: v.id, id: uuidv7(), balanceAfter: 0, createdAt };
   plan.ledger.set(v.id, [...(plan.ledger.get(v.id) ?? []), full]);
   return full;
 }

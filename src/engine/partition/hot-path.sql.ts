@@ -1,6 +1,7 @@
 // The engine's SQL: loading hot state, and the guarded writes of a group commit. Every write carries its guard, so a
 // stale cache or a second process can never over-redeem: a guard that does not hold returns fewer rows, never an error.
 import { preparedQuery, type Sql } from '../../platform/database.js';
+import { uuidv7 } from '../../platform/ids.js';
 import type { CampaignSnapshot, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import type { Discount } from '../../domains/vouchers/discount.schemas.js';
 
@@ -314,8 +315,8 @@ WITH keys AS (
          l.r, l.c
     FROM ledger_in l JOIN upd ON upd.id = l.v
 ), ev AS (
-  INSERT INTO events (workspace_id, type, payload)
-  SELECT * FROM unnest($43::uuid[], $44::text[], $45::jsonb[])
+  INSERT INTO events (id, workspace_id, type, payload)
+  SELECT * FROM unnest($48::uuid[], $43::uuid[], $44::text[], $45::jsonb[])
 )
 SELECT engine_guard(CASE
          WHEN (SELECT count(*) FROM keys) <> cardinality($1::uuid[]) THEN 'keys'
@@ -349,6 +350,7 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     col(w.ledger, 'redemptionId'), col(w.ledger, 'createdAt'),
     col(w.events, 'workspaceId'), col(w.events, 'type'), w.events.map((e) => JSON.stringify(e.payload)),
     col(w.usageLimits, 'voucherId'), col(w.usageLimits, 'limit'),
+    w.events.map(() => uuidv7()),
   ];
   try {
     const { rows } = await preparedQuery<{ vouchers: Array<[string, number, number | null]>; usage: Array<[string, string, number]> }>(

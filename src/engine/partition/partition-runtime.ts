@@ -2,7 +2,7 @@
 // else queues, and the queue is worked in batches: load what is missing, decide every request in arrival order on
 // working copies, commit the batch in one transaction (group commit), then update the cache and reply. A batch forms
 // while the previous one commits. Replies to writes go out only after COMMIT (write-through).
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../platform/ids.js';
 import { LRUCache } from 'lru-cache';
 import { ProblemError } from '../../contract/problems.js';
 import {
@@ -514,7 +514,7 @@ export class PartitionRuntime {
           outcome = { ok: false, code: 'redemption_already_rolled_back', message: messageOf('redemption_already_rolled_back') };
         } else {
           rolledBackHere.add(row.id);
-          const rollbackId = randomUUID();
+          const rollbackId = uuidv7();
           plan.rollbackIds.push(row.id);
           // A deleted voucher has no counters left to restore; the redemption is still marked rolled back.
           if (entry && v && v.id === row.voucherId) {

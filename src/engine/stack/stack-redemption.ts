@@ -2,7 +2,7 @@
 // one use of each in ascending partition order (holds never block, so no partition ever waits on another), write the
 // whole batch in one transaction (voucher rows locked in id order: deadlock-free), then confirm or release the holds.
 // Atomic: every voucher is redeemed, or none is and nothing is recorded but the idempotency key's refusal.
-import { randomUUID } from 'node:crypto';
+import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
 import { evaluateStack, explanationOf, orderTotals, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
@@ -75,8 +75,8 @@ export class StackRedemption {
         if (written === 'taken') return (await this.replayed(request))!;
         return outcome;
       }
-      const stackId = randomUUID();
-      const holdId = randomUUID();
+      const stackId = uuidv7();
+      const holdId = uuidv7();
       const holdItems = new Map<number, HoldItem[]>();
       for (const member of evaluation.members) {
         const p = this.router.route(request.workspaceId, member.voucher.code);
