@@ -46,7 +46,7 @@ API commands (over RPC; key from PROMOTIONS_API_KEY or the config file ~/.config
 ${groups.join('\n')}
   call <operation> [...]                  any operation by name (e.g. call workspaces.create --name Acme)
   import <group|operation> <file.csv|->   CSV rows into <group>.import (bulk) or <group>.create, streamed
-                                          [--set field=value] [--batch-size 100] [--concurrency 4]
+                                          [--set field=value] [--batch-size 100] [--concurrency 8]
   export <group|operation>                every item of <group>.list, streamed [--format ndjson|csv] [filters]
   mcp                                     MCP tool server on stdio (tools = the operations the key allows)
 
@@ -141,7 +141,7 @@ async function runImport(io: Io, operations: readonly Operation[], words: string
   });
   const bulk = bulkFieldOf(operation) !== undefined;
   const batchSize = intFlag(flags, 'batch-size', bulk ? 1000 : 100, bulk ? 100_000 : MAX_BATCH_CALLS);
-  const concurrency = intFlag(flags, 'concurrency', 4, 64);
+  const concurrency = intFlag(flags, 'concurrency', 8, 64);
   const client = clientFrom(io, flags, operations);
   const source = file === '-' ? process.stdin : createReadStream(file);
   const size = file === '-' ? undefined : statSync(file).size;

@@ -40,7 +40,7 @@ describe('CSV import', () => {
     const count = createCount;
     const file = csv('codes.csv', 'code,redemptionLimit,metadata.batch', Array.from({ length: count }, (_, i) => `IMP-${String(i).padStart(6, '0')},3,b${i % 7}`));
     const started = performance.now();
-    const result = await runCliProcess(['import', 'vouchers', file, '--set', `campaignId=${campaignId}`], env);
+    const result = await runCliProcess(['import', 'vouchers', file, '--set', `campaignId=${campaignId}`, '--concurrency', process.env.IMPORT_CONCURRENCY ?? '8'], env);
     const seconds = (performance.now() - started) / 1000;
     console.log(`vouchers.create import: ${count} rows in ${seconds.toFixed(1)} s (${Math.round(count / seconds)} rows/s)`);
     expect(result.stderr).toBe('');

@@ -88,6 +88,11 @@ describe('generated commands', () => {
     expect(lines).toHaveLength(251);
     expect(lines[0]).toMatch(/^id,code,campaignId,type,discount,/);
     expect(lines[1]).toContain('"{""type"":""AMOUNT"",""amountOff"":5}"');
+    const code = items[0].code as string;
+    const redeemed = await cli(['redemptions', 'redeem', code, '--order', '{"amount":1000,"currency":"EUR"}']);
+    expect(JSON.parse(redeemed.stdout)).toMatchObject({ ok: true });
+    const redemptions = await cli(['export', 'redemptions']);
+    expect(redemptions.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ voucherCode: code })]);
     const campaigns = await cli(['export', 'campaigns', '--format', 'csv']);
     expect(campaigns.stdout.trim().split('\r\n').length).toBeGreaterThanOrEqual(2);
   });
