@@ -34,16 +34,24 @@ function inputSchemaOf(operation: Operation): Tool['inputSchema'] {
   return schema;
 }
 
+/**
+ * `vouchers.create` → `vouchers_create`: agent hosts and model APIs commonly accept tool names of `[A-Za-z0-9_-]`
+ * only. Operation names are `<group>.<verb>` in letters, so the mapping is one-to-one.
+ */
+export function toolNameOf(operationName: string): string {
+  return operationName.replace('.', '_');
+}
+
 export function toolOf(operation: Operation): Tool {
   // A read scope can only read (vouchers.validate is a POST that commits nothing).
   const readOnly = operation.method === 'get' || operation.scope.endsWith(':read');
   return {
-    name: operation.name,
+    name: toolNameOf(operation.name),
     title: operation.summary,
     description: [
       operation.summary + '.',
       operation.description,
-      `Needs the ${operation.scope} scope. REST twin: ${operation.method.toUpperCase()} /api/v1${operation.path}.`,
+      `Operation ${operation.name}; needs the ${operation.scope} scope. REST twin: ${operation.method.toUpperCase()} /api/v1${operation.path}.`,
     ]
       .filter(Boolean)
       .join('\n\n'),
@@ -77,7 +85,7 @@ function resultOf(outcome: ToolCallOutcome): CallToolResult {
 
 export function createToolServer(options: ToolServerOptions): McpServer {
   const server = new McpServer({ name: 'promotions', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const byName = new Map(options.operations.map((op) => [op.name, op]));
+  const byName = new Map(options.operations.map((op) => [toolNameOf(op.name), op]));
   // Tools come from the registry as JSON Schemas, so the low-level handlers are used rather than registerTool.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: options.operations.filter(options.allowed).map(toolOf),

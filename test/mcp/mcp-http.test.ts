@@ -27,17 +27,18 @@ describe('MCP over streamable HTTP', () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'promotions', version: packageVersion });
       const { tools } = await client.listTools();
-      const expected = operations.filter((op) => op.scope !== 'workspaces:admin').map((op) => op.name).sort();
+      const expected = operations.filter((op) => op.scope !== 'workspaces:admin').map((op) => op.name.replace('.', '_')).sort();
+      expect(tools.every((t) => /^[A-Za-z0-9_-]{1,64}$/.test(t.name))).toBe(true);
       expect(tools.map((t) => t.name).sort()).toEqual(expected);
-      const create = tools.find((t) => t.name === 'vouchers.create')!;
+      const create = tools.find((t) => t.name === 'vouchers_create')!;
       expect(create.inputSchema.type).toBe('object');
       expect(create.inputSchema.properties).toHaveProperty('code');
       expect(create.description).toContain('vouchers:write');
       expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
-      const get = tools.find((t) => t.name === 'vouchers.get')!;
+      const get = tools.find((t) => t.name === 'vouchers_get')!;
       expect(get.inputSchema.required).toEqual(['code']);
       expect(get.annotations).toMatchObject({ readOnlyHint: true });
-      expect(tools.find((t) => t.name === 'vouchers.delete')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      expect(tools.find((t) => t.name === 'vouchers_delete')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
     } finally {
       await client.close();
     }
@@ -47,20 +48,20 @@ describe('MCP over streamable HTTP', () => {
     const { key } = await service.newWorkspace();
     const client = await connect(key);
     try {
-      const created = await client.callTool({ name: 'campaigns.create', arguments: { name: 'Agent made', type: 'PROMOTION' } });
+      const created = await client.callTool({ name: 'campaigns_create', arguments: { name: 'Agent made', type: 'PROMOTION' } });
       expect(created.isError).toBeFalsy();
       const campaign = created.structuredContent as { id: string; name: string };
       expect(campaign.name).toBe('Agent made');
-      const read = await client.callTool({ name: 'campaigns.list', arguments: { limit: 5 } });
+      const read = await client.callTool({ name: 'campaigns_list', arguments: { limit: 5 } });
       expect((read.structuredContent as { data: Array<{ id: string }> }).data.map((c) => c.id)).toEqual([campaign.id]);
       expect(JSON.parse((read.content as Array<{ text: string }>)[0]!.text).data).toHaveLength(1);
 
-      const invalid = await client.callTool({ name: 'campaigns.create', arguments: { name: 'x' } });
+      const invalid = await client.callTool({ name: 'campaigns_create', arguments: { name: 'x' } });
       expect(invalid.isError).toBe(true);
       expect(invalid.structuredContent).toMatchObject({ problem: { code: 'invalid_request', errors: [{ path: 'type' }] } });
-      const missing = await client.callTool({ name: 'campaigns.get', arguments: { id: '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31' } });
+      const missing = await client.callTool({ name: 'campaigns_get', arguments: { id: '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31' } });
       expect(missing.structuredContent).toMatchObject({ problem: { code: 'not_found' } });
-      await expect(client.callTool({ name: 'no.such', arguments: {} })).rejects.toThrow(/no tool named/);
+      await expect(client.callTool({ name: 'no_such', arguments: {} })).rejects.toThrow(/no tool named/);
     } finally {
       await client.close();
     }
@@ -71,12 +72,12 @@ describe('MCP over streamable HTTP', () => {
     const client = await connect(key);
     try {
       const { tools } = await client.listTools();
-      const allowed = operations.filter((op) => hasScope(['campaigns:read', 'vouchers:read'], op.scope)).map((op) => op.name);
+      const allowed = operations.filter((op) => hasScope(['campaigns:read', 'vouchers:read'], op.scope)).map((op) => op.name.replace('.', '_'));
       expect(tools.map((t) => t.name).sort()).toEqual(allowed.sort());
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['campaigns.get', 'campaigns.list', 'vouchers.get', 'vouchers.list']));
-      expect(tools.map((t) => t.name)).not.toContain('campaigns.create');
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['campaigns_get', 'campaigns_list', 'vouchers_get', 'vouchers_list']));
+      expect(tools.map((t) => t.name)).not.toContain('campaigns_create');
       expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
-      const refused = await client.callTool({ name: 'campaigns.create', arguments: { name: 'x', type: 'PROMOTION' } });
+      const refused = await client.callTool({ name: 'campaigns_create', arguments: { name: 'x', type: 'PROMOTION' } });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent).toMatchObject({ problem: { status: 403, code: 'forbidden' } });
     } finally {

@@ -32,18 +32,18 @@ describe('MCP over stdio', () => {
       expect(client.getServerVersion()).toMatchObject({ name: 'promotions', version: packageVersion });
       const { tools } = await client.listTools();
       const names = tools.map((t) => t.name);
-      expect(names).toContain('vouchers.create');
-      expect(names).toContain('campaigns.list');
-      expect(names).not.toContain('campaigns.create');
-      expect(names).not.toContain('customers.list');
+      expect(names).toContain('vouchers_create');
+      expect(names).toContain('campaigns_list');
+      expect(names).not.toContain('campaigns_create');
+      expect(names).not.toContain('customers_list');
 
-      const created = await client.callTool({ name: 'vouchers.create', arguments: { code: 'STDIO-1', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 15 } } });
+      const created = await client.callTool({ name: 'vouchers_create', arguments: { code: 'STDIO-1', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 15 } } });
       expect(created.isError).toBeFalsy();
       expect(created.structuredContent).toMatchObject({ code: 'STDIO-1', discount: { percentOff: 15 } });
-      const read = await client.callTool({ name: 'vouchers.get', arguments: { code: 'STDIO-1' } });
+      const read = await client.callTool({ name: 'vouchers_get', arguments: { code: 'STDIO-1' } });
       expect(read.structuredContent).toMatchObject({ code: 'STDIO-1' });
 
-      const refused = await client.callTool({ name: 'campaigns.create', arguments: { name: 'x', type: 'PROMOTION' } });
+      const refused = await client.callTool({ name: 'campaigns_create', arguments: { name: 'x', type: 'PROMOTION' } });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent).toMatchObject({ problem: { status: 403, code: 'forbidden' } });
     } finally {

@@ -60,10 +60,10 @@ describe('a throwaway operation registered at test time', () => {
     const client = new Client({ name: 'throwaway-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
     try {
-      const tool = (await client.listTools()).tools.find((t) => t.name === 'throwaways.echo');
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'throwaways_echo');
       expect(tool?.inputSchema.required).toEqual(expect.arrayContaining(['label', 'message']));
       expect(tool?.annotations?.readOnlyHint).toBe(true); // it needs only a read scope
-      const result = await client.callTool({ name: 'throwaways.echo', arguments: { label: 'hello', times: 2, message: 'hi', tags: ['a'] } });
+      const result = await client.callTool({ name: 'throwaways_echo', arguments: { label: 'hello', times: 2, message: 'hi', tags: ['a'] } });
       expect(result.structuredContent).toEqual(expected);
     } finally {
       await client.close();
