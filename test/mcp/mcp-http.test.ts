@@ -85,6 +85,15 @@ describe('MCP over streamable HTTP', () => {
     }
   });
 
+  it('answers malformed MCP messages without a server error', async () => {
+    const { key } = await service.newWorkspace();
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    for (const body of ['{}', '[]', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"vouchers_get","arguments":"x"}}', '{"jsonrpc":"2.0","method":42}', 'null', '{bad']) {
+      const res = await fetch(`${service.baseUrl}/api/mcp`, { method: 'POST', headers, body });
+      expect(res.status, body).toBeLessThan(500);
+    }
+  });
+
   it('needs the same Bearer key as the API and takes POST only', async () => {
     await expect(connect(undefined)).rejects.toThrow();
     const res = await fetch(`${service.baseUrl}/api/mcp`, { headers: { authorization: 'Bearer nope' } });

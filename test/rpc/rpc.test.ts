@@ -112,6 +112,42 @@ describe('RPC errors', () => {
   });
 });
 
+describe('RPC batches', () => {
+  const batch = (body: unknown, k = key) => service.api(k).post('/api/rpc', body);
+
+  it('runs the calls in order, each with its own status and output or problem', async () => {
+    const res = await batch({
+      calls: [
+        { operation: 'vouchers.create', input: { code: 'B-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } } },
+        { operation: 'vouchers.create', input: { code: 'B-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } } },
+        { operation: 'vouchers.get', input: { code: 'B-1' } },
+        { operation: 'vouchers.list', input: { limit: 0 } },
+        { operation: 'nothing.here' },
+        { operation: 'vouchers.delete', input: { code: 'B-1' } },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 409, 200, 400, 404, 204]);
+    expect(res.body.results[1].problem).toMatchObject({ code: 'conflict' });
+    expect(res.body.results[2].output).toMatchObject({ code: 'B-1' });
+    expect(res.body.results[3].problem).toMatchObject({ code: 'invalid_request', errors: [{ path: 'limit' }] });
+  });
+
+  it('checks the scope of each call', async () => {
+    const { key: readKey } = await service.newWorkspace(['campaigns:read']);
+    const res = await batch({ calls: [{ operation: 'campaigns.list' }, { operation: 'campaigns.create', input: { name: 'x', type: 'PROMOTION' } }] }, readKey);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([200, 403]);
+  });
+
+  it('refuses a malformed batch as a whole', async () => {
+    for (const body of [{}, { calls: [] }, { calls: [{ operation: 1 }] }, { calls: [{}], extra: true }, { calls: Array(1001).fill({ operation: 'campaigns.list' }) }]) {
+      const res = await batch(body);
+      expect(res.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(res.body.code).toBe('invalid_request');
+    }
+  });
+});
+
 describe('version handshake', () => {
   it('lets a client of the same major.minor through, whatever its patch', async () => {
     const [major, minor] = packageVersion.split('.');
