@@ -2,7 +2,7 @@
 // at boot (in pg-boss 10, sending to a queue that was never created stores nothing), maintenance expires jobs whose
 // worker died so they run again.
 import PgBoss from 'pg-boss';
-import type { Pool } from '../platform/database.js';
+import { sqlState, type Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 
 export const JOB_SCHEMA = 'pgboss';
@@ -44,9 +44,25 @@ export async function startJobQueue(
   boss.on('error', (error: Error) => log.warn({ err: error.message }, 'job queue error'));
   await boss.start();
   for (const queue of options.queues) {
-    await boss.createQueue(queue.name, queue);
+    await retryRaces(() => boss.createQueue(queue.name, queue));
     // createQueue keeps an existing queue's options; settings such as the expiry follow the configuration.
-    await boss.updateQueue(queue.name, queue);
+    await retryRaces(() => boss.updateQueue(queue.name, queue));
   }
   return boss;
+}
+
+// Workers starting together on a fresh database race to create a queue (its partition table): a deadlock or an
+// "already exists" from the loser; trying again finds the queue made.
+const RACE_STATES = new Set(['40P01', '42P07', '23505']);
+const RACE_ATTEMPTS = 5;
+
+async function retryRaces(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= RACE_ATTEMPTS || !RACE_STATES.has(sqlState(error) ?? '')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+    }
+  }
 }

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
 import { projectRoot } from '../../src/platform/paths.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
@@ -22,8 +22,11 @@ beforeAll(async () => {
   configureWebhooks({ secretsKey: deriveKey(SECRET_KEY, 'webhook-secrets'), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000, 1_000] });
   service = await startTestService();
 });
-afterAll(async () => {
+// A worker left running by a failed test would take the next test's deliveries.
+afterEach(() => {
   for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+});
+afterAll(async () => {
   for (const r of receivers) await r.close();
   await service?.close();
 });
