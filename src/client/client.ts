@@ -165,7 +165,10 @@ export function createClient(options: ClientOptions): PromotionsClient {
         const outcome = await attempt(method, path, label, body, headers, call);
         if (outcome.ok) return outcome.body;
         failure = outcome.error;
-        if (!RETRY_STATUSES.has(outcome.res.status)) throw failure;
+        // On a retry the body is the same as before, so idempotency_conflict can only mean that the first attempt
+        // is still running: wait for its outcome.
+        const stillRunning = retry > 0 && outcome.error.code === 'idempotency_conflict';
+        if (!RETRY_STATUSES.has(outcome.res.status) && !stillRunning) throw failure;
       } catch (error) {
         if (!(error instanceof ConnectionError || error instanceof TimeoutError)) throw error;
         failure = error;

@@ -44,6 +44,17 @@ const probeContract = {
     body: z.object({ run: z.string() }),
     output: z.object({ ok: z.boolean() }),
   }),
+  slowIdempotent: defineOperation({
+    name: 'probes.slowIdempotent',
+    method: 'post',
+    path: '/probes/slow-idempotent',
+    scope: 'campaigns:write',
+    summary: 'The first attempt of a key takes 600 ms; others meanwhile get idempotency_conflict',
+    tags: ['Probes'],
+    idempotent: true,
+    body: z.object({ run: z.string(), idempotencyKey: z.string().optional() }),
+    output: z.object({ executions: z.number() }),
+  }),
   slowRead: defineOperation({
     name: 'probes.slowRead',
     method: 'get',
@@ -55,6 +66,7 @@ const probeContract = {
     output: z.object({ attempts: z.number() }),
   }),
 };
+const running = new Map<string, 'running' | 'done'>();
 const seen = (run: string, key = '') => {
   const list = attempts.get(run) ?? [];
   list.push(key);
@@ -70,6 +82,17 @@ const probeHandlers: BoundHandler[] = implement(probeContract, {
   flakyWrite: async ({ input }) => {
     seen(input.run);
     throw new ProblemError('service_unavailable', 'try again');
+  },
+  slowIdempotent: async ({ input }) => {
+    const key = input.idempotencyKey!;
+    const state = running.get(key);
+    if (state === 'running') throw new ProblemError('idempotency_conflict', 'the first request with this key is still running');
+    if (state === 'done') return { executions: attempts.get(input.run)!.length };
+    running.set(key, 'running');
+    seen(input.run);
+    await new Promise((r) => setTimeout(r, 600));
+    running.set(key, 'done');
+    return { executions: 1 };
   },
   slowRead: async ({ input }) => {
     const list = seen(input.run);
@@ -192,6 +215,13 @@ describe('retries and time-outs', () => {
     // a caller's own key is used as given
     await client.call('probes.flakyIdempotent', { run: 'c' }, { idempotencyKey: 'order-42' });
     expect(attempts.get('c')).toEqual(['order-42', 'order-42', 'order-42']);
+  });
+
+  it('waits out a first attempt that is still running (idempotency_conflict on a retry) instead of failing', async () => {
+    const result = await client.call('probes.slowIdempotent', { run: 'slow' }, { timeoutMs: 200, maxRetries: 20 });
+    // executed once: the retries only waited for its outcome
+    expect(result).toEqual({ executions: 1 });
+    expect(attempts.get('slow')).toHaveLength(1);
   });
 
   it('never retries a write that is not idempotent', async () => {
