@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PartitionReply, PartitionRequest, PartitionSettings } from '../src/engine/messages.js';
 import { PartitionRuntime } from '../src/engine/partition/partition-runtime.js';
 import { ProblemError } from '../src/contract/problems.js';
-import { createPool } from '../src/platform/database.js';
+import { createPool, sqlState } from '../src/platform/database.js';
 import { createLogger } from '../src/platform/logger.js';
 
 const settings = workerData as PartitionSettings;
@@ -19,7 +19,8 @@ port.on('message', (request: PartitionRequest) => {
     (error) => {
       const problem = error instanceof ProblemError ? error.code : undefined;
       const detail = error instanceof Error ? error.message : String(error);
-      port.postMessage({ id: request.id, error: { ...(problem ? { problem } : {}), detail } } satisfies PartitionReply);
+      const state = sqlState(error);
+      port.postMessage({ id: request.id, error: { ...(problem ? { problem } : {}), detail, ...(state ? { sqlState: state } : {}) } } satisfies PartitionReply);
     },
   );
 });

@@ -48,7 +48,7 @@ export interface PartitionRequest {
 
 export type PartitionReply =
   | { id: number; result: unknown }
-  | { id: number; error: { problem?: ProblemCode; detail: string } };
+  | { id: number; error: { problem?: ProblemCode; detail: string; sqlState?: string } };
 
 export interface PartitionSettings {
   partition: number;

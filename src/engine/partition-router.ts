@@ -60,7 +60,12 @@ class PartitionThread {
       this.waiting.delete(reply.id);
       if ('result' in reply) waiting.resolve(reply.result);
       else if (reply.error.problem) waiting.reject(new ProblemError(reply.error.problem, reply.error.detail));
-      else waiting.reject(new Error(`partition ${this.settings.partition}: ${reply.error.detail}`));
+      else {
+        // Keeps the SQLSTATE, so an outage still answers 503 and a refused value 400.
+        const error = new Error(`partition ${this.settings.partition}: ${reply.error.detail}`);
+        if (reply.error.sqlState) Object.assign(error, { code: reply.error.sqlState });
+        waiting.reject(error);
+      }
     });
     this.worker.on('error', (error) => this.log.error({ err: error, partition: this.settings.partition }, 'partition failed'));
     this.worker.on('exit', (code) => {

@@ -45,7 +45,7 @@ export function toProblem(error: unknown): ProblemError | undefined {
   const state = sqlState(error);
   // Values that passed validation but that PostgreSQL still refuses (class 22: NUL characters, out-of-range
   // numbers or dates, ...) are the client's, not ours.
-  if (state?.startsWith('22') || state === '54000') {
+  if (state?.startsWith('22') || state?.startsWith('54')) {
     return new ProblemError('invalid_request', 'a value is out of range or malformed (e.g. a NUL character)');
   }
   // Transient contention (deadlock, serialization failure): nothing was written, the same request may be retried.

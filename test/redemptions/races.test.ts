@@ -9,12 +9,14 @@ let service: TestService;
 let second: TestService;
 let api: ApiClient;
 let apiB: ApiClient;
+let workspaceId: string;
 beforeAll(async () => {
   service = await startTestService();
   // A second service (its own engine, partitions and caches) on the same database: what two web processes are.
   second = await startTestService({ database: service.db });
   const ws = await service.newWorkspace();
   api = ws.api;
+  workspaceId = ws.workspaceId;
   apiB = second.api(ws.key);
 });
 afterAll(async () => {
@@ -128,5 +130,20 @@ describe.each([
     );
     expect(members.rows.every((r) => r.n === 2)).toBe(true);
     expect(members.rowCount).toBe(okStacks);
+  });
+});
+
+describe('a value PostgreSQL refuses', () => {
+  it('fails only its own request, not the others committed in the same batch', async () => {
+    const v = await voucher({});
+    const request = (orderId: string) =>
+      service.engine.redeem({ workspaceId, code: v.code, order: { ...order, id: orderId }, customer: { id: null, given: false } });
+    // The HTTP layer refuses NUL characters; the engine must still keep one bad value from failing its batch.
+    // Two batches start at once with the first two requests; the rest, the bad one among them, form the next batch.
+    const ids = [...Array.from({ length: 10 }, (_, i) => `good-${i}`), 'bad\u0000id', ...Array.from({ length: 20 }, (_, i) => `good-${10 + i}`)];
+    const results = await Promise.allSettled(ids.map(request));
+    expect(results[10]!.status).toBe('rejected');
+    expect(results.filter((_, i) => i !== 10).every((r) => r.status === 'fulfilled' && r.value.ok)).toBe(true);
+    expect(await successfulRedemptions(v.code)).toBe(30);
   });
 });

@@ -16,7 +16,7 @@ import {
   type VoucherSnapshot,
 } from '../../domains/redemptions/redemption.rules.js';
 import type { RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
-import type { Pool } from '../../platform/database.js';
+import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { CustomerUse, HoldItem, PartitionCall, SnapshotEntry } from '../messages.js';
 import { commitPlan, emptyPlan, isEmpty, planLedger, planRedemption, planUsage, usageKey } from './group-commit.js';
@@ -40,6 +40,8 @@ interface Item {
   reply: Reply;
   fail: Fail;
   done?: boolean;
+  /** Decided in a batch of its own (after its batch failed on a value PostgreSQL refused). */
+  alone?: boolean;
 }
 
 type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust' }>;
@@ -145,9 +147,16 @@ export class PartitionRuntime {
   private kick(): void {
     if (this.inFlight >= MAX_BATCHES_IN_FLIGHT || this.queue.length === 0) return;
     this.inFlight += 1;
-    const items = this.queue.splice(0, this.options.maxBatch);
+    const items = this.queue[0]!.alone ? this.queue.splice(0, 1) : this.takeBatch();
     this.runBatch(items)
       .catch((error: unknown) => {
+        const state = sqlState(error);
+        // A value PostgreSQL refused (data exception, constraint) must not fail the others: each is retried alone.
+        if (items.length > 1 && state !== undefined && /^(22|23|54)/.test(state)) {
+          const again = items.filter((item) => !item.done).map((item) => ({ ...item, alone: true }));
+          this.queue.unshift(...again);
+          return;
+        }
         for (const item of items) if (!item.done) item.fail(error);
         // What the failed batch decided on may be out of date: decide the next ones on reloaded state.
         for (const item of items) this.markItemStale(item.call);
@@ -157,6 +166,13 @@ export class PartitionRuntime {
         this.inFlight -= 1;
         this.kick();
       });
+  }
+
+  /** Up to maxBatch items, stopping before any that must run alone. */
+  private takeBatch(): Item[] {
+    let n = 0;
+    while (n < this.queue.length && n < this.options.maxBatch && !this.queue[n]!.alone) n++;
+    return this.queue.splice(0, n);
   }
 
   private markItemStale(call: PartitionCall): void {
