@@ -1,5 +1,6 @@
 // The RPC face: POST /api/rpc/{operation} runs any registered operation by name with its merged input as the JSON
-// body; same auth, scopes, validation, outputs and problems as its REST twin. GET /api/rpc describes the caller's view.
+// body; same auth, scopes, validation, outputs and problems as its REST twin. POST /api/rpc runs a batch of calls;
+// GET /api/rpc describes the caller's view.
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AuthContext, BoundHandler, ServiceDeps } from '../contract/handler.js';
@@ -158,6 +159,26 @@ export function rpcPathItems(operationNames: readonly string[], problem: z.ZodTy
                   scopes: z.array(z.string()),
                   operations: z.array(z.object({ name: z.string(), method: z.string(), scope: z.string(), summary: z.string(), idempotent: z.boolean() })),
                 }),
+              },
+            },
+          },
+          ...common,
+        },
+      },
+      post: {
+        operationId: 'rpc.batch',
+        summary: 'Run up to ' + MAX_BATCH_CALLS + ' calls in one request, in order',
+        description: 'Each call gets its own status and output or problem; nothing is atomic across calls. A malformed batch is 400 as a whole.',
+        tags: ['RPC'],
+        security: [{ apiKey: [] }],
+        requestParams: { header: versionHeader },
+        requestBody: { required: true, content: { 'application/json': { schema: BatchBody } } },
+        responses: {
+          '200': {
+            description: 'One result per call, in order',
+            content: {
+              'application/json': {
+                schema: z.object({ results: z.array(z.object({ status: z.number().int(), output: z.unknown().optional(), problem: problem.optional() })) }),
               },
             },
           },

@@ -56,6 +56,7 @@ describe('RPC happy path', () => {
     const param = call.parameters.find((p: any) => p.name === 'operation');
     expect(param.schema.enum).toContain('vouchers.create');
     expect(call.parameters.some((p: any) => p.name === 'x-client-version')).toBe(true);
+    expect(doc.paths['/api/rpc'].post.operationId).toBe('rpc.batch');
     expect(doc.paths['/api/mcp'].post).toBeDefined();
   });
 });
