@@ -14,6 +14,7 @@ import {
   type PromotionsClient,
 } from '../../src/client/index.js';
 import { implement, type BoundHandler } from '../../src/contract/handler.js';
+import type { ExplanationCode } from '../../src/domains/redemptions/redemption.schemas.js';
 import { defineOperation } from '../../src/contract/operation.js';
 import { ProblemError } from '../../src/contract/problems.js';
 import { packageVersion } from '../../src/platform/paths.js';
@@ -129,6 +130,10 @@ describe('typed calls', () => {
     const order = { amount: 5_000, currency: 'EUR' };
     const preview = await client.vouchers.validate({ code: 'REDEEM-1', order });
     expect(preview).toMatchObject({ valid: true, discount: { amount: 300 } });
+    // outcome codes are the contract's enum, not any string
+    expectTypeOf(preview.code).toEqualTypeOf<ExplanationCode | undefined>();
+    const refused = await client.vouchers.validate({ code: 'NO-SUCH-CODE', order });
+    expect(refused).toMatchObject({ valid: false, code: 'voucher_not_found' });
     const first = await client.redemptions.redeem({ code: 'REDEEM-1', order }, { idempotencyKey: 'order-7' });
     expect(first).toMatchObject({ ok: true });
     const again = await client.redemptions.redeem({ code: 'REDEEM-1', order }, { idempotencyKey: 'order-7' });
