@@ -8,7 +8,8 @@ import { createLogger } from '../src/platform/logger.js';
 
 const settings = workerData as PartitionSettings;
 const log = createLogger(settings.logLevel).child({ partition: settings.partition });
-const db = createPool(settings.databaseUrl, { max: settings.poolSize, log });
+// A partition waits for its connection rather than fail a whole batch on a busy machine.
+const db = createPool(settings.databaseUrl, { max: settings.poolSize, log, connectionTimeoutMs: 30_000 });
 const runtime = new PartitionRuntime({ db, log, cacheSize: settings.cacheSize, cacheTtlMs: settings.cacheTtlMs, maxBatch: settings.maxBatch });
 const port = parentPort!;
 

@@ -17,11 +17,11 @@ export interface Sql {
 
 export type Pool = pg.Pool;
 
-export function createPool(connectionString: string, options: { max: number; log: Logger }): pg.Pool {
+export function createPool(connectionString: string, options: { max: number; log: Logger; connectionTimeoutMs?: number }): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max: options.max,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
     application_name: 'promotions-service',
   });
