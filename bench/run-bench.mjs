@@ -147,9 +147,10 @@ async function main() {
   console.error(`running: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`);
   const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody });
   const expressRef = await load('express 5, fixed JSON', { url: `http://127.0.0.1:${expressPort}/x`, body: orderBody });
-  const peerHot = await load('naive peer: redeem one hot code', { url: `${peerUrl}/vouchers/HOT/redemption`, body: orderBody });
+  const peerHot = await load('naive peer: redeem one hot code', { url: `${peerUrl}/vouchers/HOT/redemption`, headers: auth, body: orderBody });
   const peerSpread = await load('naive peer: redeem over 10,000 codes', {
     url: peerUrl,
+    headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
   const validate = await load('validate, hot code', { url: `${baseUrl}/api/v1/vouchers/VALIDATE/validate`, headers: auth, body: orderBody });

@@ -9,7 +9,8 @@ import { createLogger } from '../src/platform/logger.js';
 const settings = workerData as PartitionSettings;
 const log = createLogger(settings.logLevel).child({ partition: settings.partition });
 // A partition waits for its connection rather than fail a whole batch on a busy machine.
-const db = createPool(settings.databaseUrl, { max: settings.poolSize, log, connectionTimeoutMs: 30_000 });
+// Generic plans: the engine's few fixed statements are planned once per connection, not at every batch.
+const db = createPool(settings.databaseUrl, { max: settings.poolSize, log, connectionTimeoutMs: 30_000, options: '-c plan_cache_mode=force_generic_plan' });
 const runtime = new PartitionRuntime({ db, log, cacheSize: settings.cacheSize, cacheTtlMs: settings.cacheTtlMs, maxBatch: settings.maxBatch });
 const port = parentPort!;
 

@@ -23,7 +23,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
   const router = new PartitionRouter(
     {
       databaseUrl: options.databaseUrl,
-      poolSize: 2,
+      poolSize: 4,
       cacheSize: options.cacheSize,
       cacheTtlMs: options.cacheTtlMs,
       maxBatch: options.maxBatch,

@@ -17,9 +17,13 @@ export interface Sql {
 
 export type Pool = pg.Pool;
 
-export function createPool(connectionString: string, options: { max: number; log: Logger; connectionTimeoutMs?: number }): pg.Pool {
+export function createPool(
+  connectionString: string,
+  options: { max: number; log: Logger; connectionTimeoutMs?: number; /** server settings, e.g. `-c plan_cache_mode=force_generic_plan` */ options?: string },
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
+    ...(options.options ? { options: options.options } : {}),
     max: options.max,
     connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,

@@ -2,7 +2,7 @@
 // Revocation stays immediate: a revoke in this process clears the cache before it answers, and a revoke anywhere
 // (another process, the CLI) sends NOTIFY api_keys_changed, which every web process listens for (see listenForApiKeyChanges).
 // The TTL bounds staleness should a notification be missed while the listener reconnects.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { AuthContext } from '../../contract/handler.js';
@@ -17,7 +17,7 @@ const TTL_MS = 5_000;
 const verified = new LRUCache<string, AuthContext>({ max: 10_000, ttl: TTL_MS });
 let listening = false;
 
-const digest = (token: string) => createHash('sha256').update(token).digest('base64');
+const digest = (token: string) => hash('sha256', token, 'base64');
 
 export function forgetApiKeys(): void {
   verified.clear();

@@ -3,8 +3,8 @@ import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { explanationOf, refusal } from './redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
-import { findRedemption, findStackLimit, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
-import { idempotencyClaim, resolveCustomer } from './redemption.service.js';
+import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
+import { idempotencyClaim, resolveCustomer, workspaceStackLimit } from './redemption.service.js';
 
 const customerNotFound = () => {
   const r = refusal('customer_not_found');
@@ -43,7 +43,7 @@ export const redemptionHandlers = implement(redemptionContract, {
       customer,
       metadata: input.metadata,
       idempotency: idempotencyClaim('redemptions.stack', '', input)!,
-      stackLimit: await findStackLimit(deps.db, auth.workspaceId),
+      stackLimit: await workspaceStackLimit(deps.db, auth.workspaceId),
     });
   },
   async rollbackRedemption({ input, auth, deps }) {

@@ -5,6 +5,7 @@ import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.js';
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { findCustomerReference, upsertCustomer } from '../customers/index.js';
+import { findStackLimit } from './redemption.queries.js';
 
 /** Keys sorted at every level, so two bodies that mean the same hash the same. */
 function canonical(value: unknown): unknown {
@@ -46,4 +47,17 @@ export async function resolveCustomer(db: Pool, workspaceId: string, ref: Custom
   if (existing) return { id: existing.id, given: true };
   const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
   return { id: customer?.id ?? null, given: true };
+}
+
+const STACK_LIMIT_TTL_MS = 5_000;
+const stackLimits = new Map<string, { limit: number; until: number }>();
+
+/** The workspace's stack limit, read at most every 5 s per workspace. */
+export async function workspaceStackLimit(db: Pool, workspaceId: string): Promise<number> {
+  const cached = stackLimits.get(workspaceId);
+  if (cached && cached.until > Date.now()) return cached.limit;
+  const limit = await findStackLimit(db, workspaceId);
+  if (stackLimits.size > 10_000) stackLimits.clear();
+  stackLimits.set(workspaceId, { limit, until: Date.now() + STACK_LIMIT_TTL_MS });
+  return limit;
 }

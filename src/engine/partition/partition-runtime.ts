@@ -47,7 +47,7 @@ interface Item {
 type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust' }>;
 
 const COMMIT_ATTEMPTS = 6;
-const MAX_BATCHES_IN_FLIGHT = 2;
+const MAX_BATCHES_IN_FLIGHT = 3;
 const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
 
@@ -144,35 +144,67 @@ export class PartitionRuntime {
     return !entry.snapshot || customer.id === null || entry.customerUses.has(customer.id);
   }
 
+  /** Vouchers of the batches in flight: the next batch leaves them alone, so a hot code's requests gather into one
+   * large batch while its previous one commits, and batches of other codes overlap their commits with it. */
+  private readonly busy = new Map<string, number>();
+
   private kick(): void {
-    if (this.inFlight >= MAX_BATCHES_IN_FLIGHT || this.queue.length === 0) return;
-    this.inFlight += 1;
-    const items = this.queue[0]!.alone ? this.queue.splice(0, 1) : this.takeBatch();
-    this.runBatch(items)
-      .catch((error: unknown) => {
-        const state = sqlState(error);
-        // A value PostgreSQL refused (data exception, constraint) must not fail the others: each is retried alone.
-        if (items.length > 1 && state !== undefined && /^(22|23|54)/.test(state)) {
-          const again = items.filter((item) => !item.done).map((item) => ({ ...item, alone: true }));
-          this.queue.unshift(...again);
-          return;
-        }
-        for (const item of items) if (!item.done) item.fail(error);
-        // What the failed batch decided on may be out of date: decide the next ones on reloaded state.
-        for (const item of items) this.markItemStale(item.call);
-        this.options.log.error({ err: error }, 'partition batch failed');
-      })
-      .finally(() => {
-        this.inFlight -= 1;
-        this.kick();
-      });
+    while (this.inFlight < MAX_BATCHES_IN_FLIGHT && this.queue.length) {
+      const items = this.takeBatch();
+      if (items.length === 0) return;
+      this.inFlight += 1;
+      const keys = items.flatMap((item) => keysOf(item.call));
+      for (const key of keys) this.busy.set(key, (this.busy.get(key) ?? 0) + 1);
+      this.runBatch(items)
+        .catch((error: unknown) => {
+          const state = sqlState(error);
+          // A value PostgreSQL refused (data exception, constraint) must not fail the others: each is retried alone.
+          if (items.length > 1 && state !== undefined && /^(22|23|54)/.test(state)) {
+            const again = items.filter((item) => !item.done).map((item) => ({ ...item, alone: true }));
+            this.queue.unshift(...again);
+            return;
+          }
+          for (const item of items) if (!item.done) item.fail(error);
+          // What the failed batch decided on may be out of date: decide the next ones on reloaded state.
+          for (const item of items) this.markItemStale(item.call);
+          this.options.log.error({ err: error }, 'partition batch failed');
+        })
+        .finally(() => {
+          this.inFlight -= 1;
+          for (const key of keys) {
+            const left = (this.busy.get(key) ?? 1) - 1;
+            if (left > 0) this.busy.set(key, left);
+            else this.busy.delete(key);
+          }
+          this.kick();
+        });
+    }
   }
 
-  /** Up to maxBatch items, stopping before any that must run alone. */
+  /**
+   * The next batch: queued requests in arrival order, up to maxBatch, leaving those of vouchers in flight (their order
+   * per voucher is kept: all of a busy voucher's requests wait). A request that must run alone forms its own batch.
+   */
   private takeBatch(): Item[] {
-    let n = 0;
-    while (n < this.queue.length && n < this.options.maxBatch && !this.queue[n]!.alone) n++;
-    return this.queue.splice(0, n);
+    const isFree = (item: Item) => keysOf(item.call).every((key) => !this.busy.has(key));
+    const first = this.queue.findIndex(isFree);
+    if (first === -1) return [];
+    if (this.queue[first]!.alone) return this.queue.splice(first, 1);
+    const taken: Item[] = [];
+    const kept: Item[] = [];
+    const held = new Set<string>();
+    for (const item of this.queue) {
+      const keys = keysOf(item.call);
+      const free = taken.length < this.options.maxBatch && !item.alone && keys.every((key) => !this.busy.has(key) && !held.has(key));
+      if (free) taken.push(item);
+      else {
+        kept.push(item);
+        for (const key of keys) held.add(key);
+      }
+    }
+    this.queue.length = 0;
+    this.queue.push(...kept);
+    return taken;
   }
 
   private markItemStale(call: PartitionCall): void {
@@ -615,6 +647,10 @@ function codesOf(call: PartitionCall): string[] {
     default:
       return [];
   }
+}
+
+function keysOf(call: PartitionCall): string[] {
+  return 'workspaceId' in call ? codesOf(call).map((code) => voucherKey(call.workspaceId, code)) : [];
 }
 
 function customerOf(call: PartitionCall): string | null {

@@ -55,9 +55,11 @@ export class StackRedemption {
     return { ...(stored.response as StackOutcome), idempotent: true };
   }
 
+  /**
+   * No lookup of the key first: a repeated request is evaluated again, and its commit finds the key taken and answers
+   * the stored outcome instead. That saves a query on every stack; replays cost one evaluation.
+   */
   private async redeemOnce(request: StackRequest): Promise<StackOutcome> {
-    const replay = await this.replayed(request);
-    if (replay) return replay;
     const partitions = this.partitionsOf(request);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const entries = await this.snapshots(request, partitions);
