@@ -135,7 +135,8 @@ async function main() {
   const peerPort = await freePort();
   await startReference('naive-peer.mjs', [String(peerPort), databaseUrl]);
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null }) });
+  const seeded = await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null }) });
+  if (seeded.status !== 200) throw new Error(`seeding the naive peer failed: ${seeded.status}`);
   const barePort = await freePort();
   await startReference('fixed-json.mjs', ['bare', String(barePort)]);
   const expressPort = await freePort();
@@ -173,6 +174,8 @@ async function main() {
     ],
   });
 
+  const peerCheck = await (await fetch(`${peerUrl}/vouchers/${spread[0]}/redemption`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: orderBody })).json();
+  if (!peerCheck.ok) throw new Error(`the naive peer refused a seeded code: ${JSON.stringify(peerCheck)}`);
   const ready = await (await fetch(`${baseUrl}/ready`)).json();
   const partitionStats = ready.checks?.partitions?.partitions ?? [];
   // Every acknowledged use is in the database: the counters equal the rows.

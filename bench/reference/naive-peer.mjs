@@ -21,7 +21,7 @@ async function authorized(header) {
 }
 
 const app = express();
-app.use(express.json());
+app.use(express.json({ limit: '10mb' }));
 app.post('/seed', async (req, res) => {
   const { codes, limit } = req.body;
   await pool.query(
