@@ -64,7 +64,12 @@ function startReference(script, args) {
   });
 }
 
+// BENCH_ONLY=spread,stack runs only the scenarios whose names contain one of the words (references always run).
+const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
+
 async function load(name, options) {
+  if (ONLY.length && !name.includes('fixed JSON') && !name.startsWith('naive') && !ONLY.some((w) => name.includes(w))) return { ...skipped, name };
   const base = { connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } };
   await autocannon({ ...base, duration: WARMUP });
   const result = await autocannon({ ...base, duration: DURATION });

@@ -47,7 +47,7 @@ interface Item {
 type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust' }>;
 
 const COMMIT_ATTEMPTS = 6;
-const MAX_BATCHES_IN_FLIGHT = 3;
+const MAX_BATCHES_IN_FLIGHT = 2;
 const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
 
