@@ -1,6 +1,6 @@
-// Stack redemption across partitions: snapshot the vouchers (ascending partition order), apply the stack rules, hold
-// one use of each in ascending partition order (holds never block, so no partition ever waits on another), write the
-// whole batch in one transaction (voucher rows locked in id order: deadlock-free), then confirm or release the holds.
+// Stack redemption across partitions: snapshot the vouchers, apply the stack rules, hold one use of each (holds never
+// block, so the partitions are asked at once and none ever waits on another), write the whole stack in one statement
+// (voucher rows locked in id order: deadlock-free; concurrent stacks are group-committed), then confirm or release.
 // Atomic: every voucher is redeemed, or none is and nothing is recorded but the idempotency key's refusal.
 import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
@@ -93,16 +93,15 @@ export class StackRedemption {
           },
         ]);
       }
-      const held: number[] = [];
-      let allHeld = true;
-      for (const p of [...holdItems.keys()].sort((a, b) => a - b)) {
-        const answer = await this.router.call<{ ok: boolean }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId, items: holdItems.get(p)!, customer: request.customer });
-        if (!answer.ok) {
-          allHeld = false;
-          break;
-        }
-        held.push(p);
-      }
+      // Holds never wait (a partition answers at once, yes or no), so asking every partition at once cannot deadlock.
+      const partitionsToHold = [...holdItems.keys()].sort((x, y) => x - y);
+      const answers = await Promise.all(
+        partitionsToHold.map((p) =>
+          this.router.call<{ ok: boolean }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId, items: holdItems.get(p)!, customer: request.customer }),
+        ),
+      );
+      const held = partitionsToHold.filter((_, i) => answers[i]!.ok);
+      const allHeld = held.length === partitionsToHold.length;
       if (!allHeld) {
         await this.release(request.workspaceId, holdId, held, false);
         continue;
@@ -159,10 +158,12 @@ export class StackRedemption {
 
   private async snapshots(request: StackRequest, partitions: Map<number, string[]>): Promise<StackEntry[]> {
     const byCode = new Map<string, SnapshotEntry>();
-    for (const p of [...partitions.keys()].sort((a, b) => a - b)) {
-      const answer = await this.router.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId: request.workspaceId, codes: partitions.get(p)!, customer: request.customer });
-      for (const entry of answer) byCode.set(entry.code, entry);
-    }
+    const answers = await Promise.all(
+      [...partitions.keys()].map((p) =>
+        this.router.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId: request.workspaceId, codes: partitions.get(p)!, customer: request.customer }),
+      ),
+    );
+    for (const answer of answers) for (const entry of answer) byCode.set(entry.code, entry);
     return request.vouchers.map((v) => {
       const entry = byCode.get(v.code)!;
       return { code: v.code, amount: v.amount, voucher: entry.voucher ?? undefined, use: entry.use };
