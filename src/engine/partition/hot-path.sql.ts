@@ -258,17 +258,20 @@ export type GuardFailure = 'keys' | 'rollbacks' | 'vouchers' | 'usage';
  * One batch in one statement, so one round trip and its own transaction: idempotency keys, rollbacks, the guarded
  * counter updates (rows locked in id order: engine writes never deadlock), per-customer uses, then the rows and the
  * outbox events (the same columns recordEvents() writes). Should any guard not hold, engine_guard() raises and the
- * whole statement is undone; the error names the part that was stale.
+ * whole statement is undone; the error names the part that was stale. Only the parts a batch needs are included
+ * (a statement per combination, prepared once per connection): most batches are redemptions and events only.
  */
-const COMMIT_BATCH = `
-WITH keys AS (
+const PARTS = {
+  keys: `keys AS (
   INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
   ON CONFLICT (workspace_id, key) DO NOTHING
   RETURNING 1
-), rolled AS (
+)`,
+  rolled: `rolled AS (
   UPDATE redemptions SET status = 'ROLLED_BACK' WHERE id = ANY($5::uuid[]) AND status = 'SUCCEEDED' RETURNING id
-), d AS (
+)`,
+  vouchers: `d AS (
   SELECT * FROM unnest($6::uuid[], $7::int[], $8::bigint[], $9::int[], $10::int[]) AS d(id, uses, balance, cv, campv)
 ), locked AS (
   SELECT v.id FROM vouchers v WHERE v.id IN (SELECT id FROM d) ORDER BY v.id FOR UPDATE
@@ -283,7 +286,8 @@ WITH keys AS (
      AND (d.balance = 0 OR v.gift_balance + d.balance >= 0)
      AND (v.campaign_id IS NULL OR d.campv = (SELECT c.version FROM campaigns c WHERE c.id = v.campaign_id))
   RETURNING v.id, v.redeemed_count, v.gift_balance
-), usage_in AS (
+)`,
+  usage: `usage_in AS (
   SELECT * FROM unnest($11::uuid[], $12::uuid[], $13::uuid[], $14::int[]) AS u(workspace_id, voucher_id, customer_id, delta)
 ), usage_up AS (
   INSERT INTO voucher_customer_uses AS u (workspace_id, voucher_id, customer_id, uses)
@@ -295,17 +299,20 @@ WITH keys AS (
     FROM usage_in i
    WHERE i.delta < 0 AND u.voucher_id = i.voucher_id AND u.customer_id = i.customer_id
   RETURNING u.voucher_id, u.customer_id, u.uses
-), red AS (
+)`,
+  redemptions: `red AS (
   INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
                            order_amount, currency, stack_id, status, metadata, created_at)
   SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t
     FROM unnest($15::uuid[], $16::uuid[], $17::uuid[], $18::text[], $19::uuid[], $20::bigint[], $21::text[], $22::uuid[],
                 $23::text[], $24::bigint[], $25::text[], $26::uuid[], $27::jsonb[], $28::timestamptz[])
          AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t)
-), rb AS (
+)`,
+  rollbacks: `rb AS (
   INSERT INTO redemption_rollbacks (workspace_id, id, redemption_id, voucher_code, amount, reason, created_at)
   SELECT * FROM unnest($29::uuid[], $30::uuid[], $31::uuid[], $32::text[], $33::bigint[], $34::text[], $35::timestamptz[])
-), ledger_in AS (
+)`,
+  ledger: `ledger_in AS (
   SELECT * FROM unnest($36::uuid[], $37::uuid[], $38::uuid[], $39::text[], $40::bigint[], $41::uuid[], $42::timestamptz[])
          WITH ORDINALITY AS l(w, i, v, t, a, r, c, n)
 ), led AS (
@@ -314,20 +321,55 @@ WITH keys AS (
          upd.gift_balance - coalesce(sum(l.a) OVER (PARTITION BY l.v ORDER BY l.n DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0),
          l.r, l.c
     FROM ledger_in l JOIN upd ON upd.id = l.v
-), ev AS (
+)`,
+  events: `ev AS (
   INSERT INTO events (id, workspace_id, type, payload)
   SELECT * FROM unnest($48::uuid[], $43::uuid[], $44::text[], $45::jsonb[])
-)
-SELECT engine_guard(CASE
-         WHEN (SELECT count(*) FROM keys) <> cardinality($1::uuid[]) THEN 'keys'
-         WHEN (SELECT count(*) FROM rolled) <> cardinality($5::uuid[]) THEN 'rollbacks'
-         WHEN (SELECT count(*) FROM upd) <> cardinality($6::uuid[]) THEN 'vouchers'
-         WHEN EXISTS (SELECT 1 FROM usage_up uu JOIN unnest($46::uuid[], $47::int[]) AS lim(voucher_id, lim)
-                        ON lim.voucher_id = uu.voucher_id WHERE uu.uses > lim.lim) THEN 'usage'
-       END) AS ok,
-       (SELECT coalesce(json_agg(json_build_array(id, redeemed_count, gift_balance)), '[]') FROM upd) AS vouchers,
-       (SELECT coalesce(json_agg(json_build_array(voucher_id, customer_id, uses)), '[]')
-          FROM (SELECT * FROM usage_up UNION ALL SELECT * FROM usage_down) u) AS usage`;
+)`,
+} as const;
+
+type Part = keyof typeof PARTS;
+
+const GUARDS: Array<[Part, string]> = [
+  ['keys', `(SELECT count(*) FROM keys) <> cardinality($1::uuid[]) THEN 'keys'`],
+  ['rolled', `(SELECT count(*) FROM rolled) <> cardinality($5::uuid[]) THEN 'rollbacks'`],
+  ['vouchers', `(SELECT count(*) FROM upd) <> cardinality($6::uuid[]) THEN 'vouchers'`],
+  [
+    'usage',
+    `EXISTS (SELECT 1 FROM usage_up uu JOIN unnest($46::uuid[], $47::int[]) AS lim(voucher_id, lim)
+                        ON lim.voucher_id = uu.voucher_id WHERE uu.uses > lim.lim) THEN 'usage'`,
+  ],
+];
+
+/** The statement for a set of parts, with its parameters renumbered 1..n in order of first use. */
+function commitStatement(parts: readonly Part[]): { text: string; params: number[] } {
+  const guards = GUARDS.filter(([part]) => parts.includes(part)).map(([, sql]) => `WHEN ${sql}`);
+  const vouchers = parts.includes('vouchers')
+    ? `(SELECT coalesce(json_agg(json_build_array(id, redeemed_count, gift_balance)), '[]') FROM upd)`
+    : `'[]'::json`;
+  const usage = parts.includes('usage')
+    ? `(SELECT coalesce(json_agg(json_build_array(voucher_id, customer_id, uses)), '[]')
+          FROM (SELECT * FROM usage_up UNION ALL SELECT * FROM usage_down) u)`
+    : `'[]'::json`;
+  const original = `WITH ${parts.map((part) => PARTS[part]).join(', ')}
+SELECT engine_guard(${guards.length ? `CASE ${guards.join(' ')} END` : 'NULL'}) AS ok, ${vouchers} AS vouchers, ${usage} AS usage`;
+  const params: number[] = [];
+  const text = original.replace(/\$(\d+)/g, (_m, n: string) => {
+    let at = params.indexOf(Number(n));
+    if (at === -1) at = params.push(Number(n)) - 1;
+    return `$${at + 1}`;
+  });
+  return { text, params };
+}
+
+const statements = new Map<string, { name: string; text: string; params: number[] }>();
+
+function statementFor(parts: Part[]) {
+  const name = `engine.commit.${parts.join('+')}`;
+  let statement = statements.get(name);
+  if (!statement) statements.set(name, (statement = { name, ...commitStatement(parts) }));
+  return statement;
+}
 
 export type BatchResult =
   | { ok: true; vouchers: VoucherAfter[]; usage: Array<UsageKey & { uses: number }> }
@@ -335,7 +377,8 @@ export type BatchResult =
 
 export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult> {
   const col = <T, K extends keyof T>(rows: readonly T[], k: K) => rows.map((r) => r[k]);
-  const values = [
+  const all: unknown[] = [
+    undefined,
     col(w.keys, 'workspaceId'), col(w.keys, 'key'), col(w.keys, 'requestHash'), w.keys.map((k) => JSON.stringify(k.response)),
     w.rollbackIds,
     col(w.deltas, 'id'), col(w.deltas, 'uses'), col(w.deltas, 'balance'), col(w.deltas, 'configVersion'), w.deltas.map((d) => d.campaignVersion ?? -1),
@@ -352,12 +395,25 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     col(w.usageLimits, 'voucherId'), col(w.usageLimits, 'limit'),
     w.events.map(() => uuidv7()),
   ];
+  const parts = (
+    [
+      ['keys', w.keys.length],
+      ['rolled', w.rollbackIds.length],
+      ['vouchers', w.deltas.length],
+      ['usage', w.usage.length],
+      ['redemptions', w.redemptions.length],
+      ['rollbacks', w.rollbacks.length],
+      ['ledger', w.ledger.length],
+      ['events', w.events.length],
+    ] as Array<[Part, number]>
+  ).flatMap(([part, n]) => (n > 0 ? [part] : []));
+  const statement = statementFor(parts);
   try {
     const { rows } = await preparedQuery<{ vouchers: Array<[string, number, number | null]>; usage: Array<[string, string, number]> }>(
       db,
-      'engine.commitBatch',
-      COMMIT_BATCH,
-      values,
+      statement.name,
+      statement.text,
+      statement.params.map((n) => all[n]),
     );
     const row = rows[0]!;
     return {
