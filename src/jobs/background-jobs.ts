@@ -1,4 +1,5 @@
-// What the worker process runs on pg-boss: today the webhook delivery pipeline. Also started in-process by tests.
+// What the worker process runs: the webhook delivery pipeline on pg-boss, and the pruning of expired idempotency
+// keys. Also started in-process by tests.
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
@@ -9,6 +10,7 @@ import {
   type DeliveryLimits,
   type WebhookSettings,
 } from '../domains/webhooks/index.js';
+import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startJobQueue } from './job-queue.js';
 
 export interface BackgroundJobs {
@@ -37,9 +39,11 @@ export async function startBackgroundJobs(options: {
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
   });
+  const pruning = startIdempotencyKeyPruning(pool, log.child({ component: 'idempotency-keys' }));
   return {
     wake: () => delivery.wake(),
     async stop() {
+      pruning.stop();
       await delivery.stop();
       await boss.stop({ graceful: false, close: false });
     },

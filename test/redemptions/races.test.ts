@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
+import { pruneExpiredIdempotencyKeys } from '../../src/domains/redemptions/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -148,5 +149,22 @@ describe('a value PostgreSQL refuses', () => {
     expect(results[10]!.status).toBe('rejected');
     expect(results.filter((_, i) => i !== 10).every((r) => r.status === 'fulfilled' && r.value.ok)).toBe(true);
     expect(await successfulRedemptions(v.code)).toBe(30);
+  });
+});
+
+describe('idempotency key retention', () => {
+  it('prunes keys older than 7 days and keeps younger ones, whose replays still work', async () => {
+    const v = await voucher({});
+    const young = randomUUID();
+    const first = await redeem(api, v.code, { order, idempotencyKey: young });
+    const old = randomUUID();
+    await service.pool.query(
+      `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response, created_at) VALUES ($1, $2, 'x', '{}', now() - interval '8 days')`,
+      [workspaceId, old],
+    );
+    expect(await pruneExpiredIdempotencyKeys(service.pool)).toBeGreaterThanOrEqual(1);
+    const left = await service.pool.query('SELECT key FROM idempotency_keys WHERE key = ANY($1)', [[young, old]]);
+    expect(left.rows.map((r) => r.key)).toEqual([young]);
+    expect((await redeem(api, v.code, { order, idempotencyKey: young })).body).toEqual({ ...first.body, idempotent: true });
   });
 });

@@ -1,3 +1,4 @@
 // The redemptions domain's public surface.
 export { redemptionContract } from './redemption.contract.js';
 export { redemptionHandlers } from './redemption.handlers.js';
+export { IDEMPOTENCY_KEY_RETENTION_MS, pruneExpiredIdempotencyKeys, startIdempotencyKeyPruning } from './idempotency-key.jobs.js';
