@@ -7,11 +7,11 @@
 import { fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { freePort, runBounded } from './support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -21,25 +21,6 @@ const BULK = Number(process.env.BENCH_BULK ?? 1_000_000);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 900) * 1000;
 
 const cleanups = [];
-const deadline = setTimeout(() => fail(new Error(`bench exceeded ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
-
-async function fail(error) {
-  console.error(error);
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  process.exit(1);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const alnum = (n) => {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(randomBytes(n), (b) => chars[b % chars.length]).join('');
@@ -240,10 +221,4 @@ async function main() {
   }
 }
 
-main()
-  .then(async () => {
-    clearTimeout(deadline);
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-    process.exit(0);
-  })
-  .catch(fail);
+runBounded(main, TIMEOUT_MS, cleanups);

@@ -9,10 +9,10 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, runBounded } from './support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BACKLOG = Number(process.env.BENCH_EVENTS ?? 10_000);
@@ -21,25 +21,6 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 300) * 1000;
 const CONCURRENCY = 32;
 
 const cleanups = [];
-const deadline = setTimeout(() => fail(new Error(`bench exceeded ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
-
-async function fail(error) {
-  console.error(error);
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  process.exit(1);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -194,9 +175,4 @@ async function main() {
   await web.stop();
 }
 
-main()
-  .then(async () => {
-    clearTimeout(deadline);
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  })
-  .catch(fail);
+runBounded(main, TIMEOUT_MS, cleanups);
