@@ -21,6 +21,10 @@ export const REDACTED_PATHS = [
   '*.secretKey',
 ];
 
+/**
+ * Logs go to stdout asynchronously (lines written while a write is in flight go out together in the next one), so a
+ * request's log line does not block the event loop on the pipe; pino flushes what is left when the process exits.
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -28,6 +32,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: undefined,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
-    destination,
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
