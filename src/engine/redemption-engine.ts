@@ -43,12 +43,9 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     redeemStack: (r) => stacks.redeem(r),
     adjustBalance: (r) => router.call<BalanceOutcome>(route(r.workspaceId, r.code), { type: 'adjust', ...r }),
     async voucherChanged(workspaceId, code) {
+      // A code lives (and is known missing) only in the partition it hashes to; bulk generation reaches them all.
       if (code === undefined) await router.broadcast({ type: 'forget', workspaceId });
-      else {
-        // The owner reloads the voucher; every partition forgets that the code was missing (it may exist now).
-        await router.broadcast({ type: 'forget', workspaceId });
-        await router.call(route(workspaceId, code), { type: 'forget', workspaceId, code });
-      }
+      else await router.call(route(workspaceId, code), { type: 'forget', workspaceId, code });
     },
     async campaignChanged(workspaceId, campaignId) {
       await router.broadcast({ type: 'forget', workspaceId, campaignId });

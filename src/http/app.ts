@@ -13,7 +13,7 @@ import { RPC_PREFIX, rpcRouter } from '../transports/rpc.js';
 import { authenticate } from './authenticate.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { hasRequestContent, notFoundHandler, problemHandler } from './problem-handler.js';
-import { requestContext } from './request-context.js';
+import { JSON_TYPES, requestContext } from './request-context.js';
 
 export interface AppOptions {
   deps: ServiceDeps;
@@ -24,7 +24,6 @@ export interface AppOptions {
   readinessChecks: Record<string, ReadinessCheck>;
 }
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
 
 const requireJsonBody: RequestHandler = (req, _res, next) => {
   // `Content-Length: 0` (what fetch sends for a bodiless POST) is no body, whatever its type says.

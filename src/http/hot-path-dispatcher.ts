@@ -3,21 +3,19 @@
 // key, scope, zod-parsed input (the schemas the OpenAPI document is made of), the handler, problem+json errors and one
 // log line per request. It skips only express's routing layers, which cap the hot path near 4,000 req/s on 2 cores.
 // Every other route falls through to express. test/redemptions/hot-path-parity.test.ts runs one suite against both.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import typeis from 'type-is';
 import type { BoundHandler, ServiceDeps } from '../contract/handler.js';
 import { invalidField, PROBLEMS, ProblemError } from '../contract/problems.js';
-import { hasScope } from '../contract/scopes.js';
 import { API_PREFIX } from '../transports/openapi-document.js';
 import { parseOperationInput } from '../transports/operation-input.js';
+import { assertScope, idempotencyHeader } from '../transports/run-operation.js';
 import { authenticateHeader, type VerifyApiKey } from './authenticate.js';
-import { toProblem } from './problem-handler.js';
+import { hasRequestContent, toProblem } from './problem-handler.js';
+import { JSON_TYPES, requestIdOf } from './request-context.js';
 
 export const HOT_OPERATIONS = ['vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.rollback'];
 
-const JSON_TYPES = ['application/json', 'application/*+json'];
-const SANE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 interface Route {
   pattern: RegExp;
@@ -62,8 +60,7 @@ export function createHotPathDispatcher(options: HotPathOptions): (req: Incoming
 
 async function serve(route: Route, match: RegExpExecArray, req: IncomingMessage, res: ServerResponse, options: HotPathOptions): Promise<void> {
   const started = performance.now();
-  const given = req.headers['x-request-id'];
-  const requestId = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
+  const requestId = requestIdOf(req);
   res.setHeader('X-Request-Id', requestId);
   const operation = route.bound.operation;
   // Bindings go on the log lines themselves: a child logger per request costs more than the rest of a validate.
@@ -73,7 +70,7 @@ async function serve(route: Route, match: RegExpExecArray, req: IncomingMessage,
     const body = await readJsonBody(req, options.maxBodyBytes);
     const auth = await authenticateHeader(options.deps.db, options.verify, req.headers.authorization, log);
     context.workspaceId = auth.workspaceId;
-    if (!hasScope(auth.scopes, operation.scope)) throw new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`);
+    assertScope(operation, auth);
     if (body === undefined) throw invalidField('body', 'this operation needs a JSON body');
     const params: Record<string, string> = {};
     route.names.forEach((name, i) => {
@@ -83,8 +80,7 @@ async function serve(route: Route, match: RegExpExecArray, req: IncomingMessage,
         throw invalidField(`path.${name}`, 'is not a valid URL-encoded value');
       }
     });
-    const idempotencyKey = req.headers['idempotency-key'];
-    const input = parseOperationInput(operation, { params, body, idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : undefined });
+    const input = parseOperationInput(operation, { params, body, idempotencyKey: idempotencyHeader(req) });
     const output = await route.bound.handle({ input, auth, deps: options.deps, log });
     send(res, operation.successStatus, 'application/json; charset=utf-8', JSON.stringify(output));
   } catch (error) {
@@ -107,9 +103,7 @@ function send(res: ServerResponse, status: number, type: string, payload: string
 
 /** The JSON body (an object or array, as express.json strict), undefined when there is none; problems as express gives them. */
 function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  const length = Number(req.headers['content-length'] ?? 0);
-  const hasContent = req.headers['transfer-encoding'] !== undefined || length > 0;
-  if (!hasContent) {
+  if (!hasRequestContent(req)) {
     req.resume();
     return Promise.resolve(undefined);
   }
@@ -117,7 +111,7 @@ function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
     req.resume();
     return Promise.reject(new ProblemError('unsupported_media_type', 'send the body as application/json'));
   }
-  if (length > limit) return Promise.reject(new ProblemError('payload_too_large', 'request entity too large'));
+  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.reject(new ProblemError('payload_too_large', 'request entity too large'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

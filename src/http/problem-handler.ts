@@ -1,5 +1,6 @@
 // Renders every error as RFC 9457 application/problem+json. Unknown errors become internal_error, never a stack.
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import { invalidField, PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
 import { InvalidCursorError } from '../platform/cursor.js';
@@ -75,7 +76,7 @@ export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new ProblemError('not_found', `no route for ${req.method} ${req.path}`));
 };
 
-export function hasRequestContent(req: Request): boolean {
+export function hasRequestContent(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 

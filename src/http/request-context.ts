@@ -7,12 +7,20 @@ import type { Logger } from '../platform/logger.js';
 const REQUEST_ID_HEADER = 'x-request-id';
 const SANE_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
+/** The request's id: the caller's X-Request-Id when it is sane, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers[REQUEST_ID_HEADER];
+  return typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
+}
+
+/** The media types a JSON body may be sent as. */
+export const JSON_TYPES = ['application/json', 'application/*+json'];
+
 export function requestContext(log: Logger) {
   return pinoHttp({
     logger: log,
     genReqId(req: IncomingMessage, res: ServerResponse) {
-      const given = req.headers[REQUEST_ID_HEADER];
-      const id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
+      const id = requestIdOf(req);
       res.setHeader('X-Request-Id', id);
       return id;
     },

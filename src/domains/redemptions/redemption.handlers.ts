@@ -1,15 +1,12 @@
 // Redemption handlers: prepare the engine's requests (customer, idempotency claim), read models straight from SQL.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { explanationOf, refusal } from './redemption.rules.js';
+import { refusal, refusalFields } from './redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
 import { idempotencyClaim, resolveCustomer, workspaceStackLimit } from './redemption.service.js';
 
-const customerNotFound = () => {
-  const r = refusal('customer_not_found');
-  return { code: r.code, message: r.message, explanations: [explanationOf(r)] };
-};
+const customerNotFound = () => refusalFields(refusal('customer_not_found'));
 
 export const redemptionHandlers = implement(redemptionContract, {
   async validateVoucher({ input, auth, deps }) {

@@ -101,6 +101,11 @@ export function explanationOf(r: Refusal): Explanation {
   return { code: r.code, message: r.message, ...r.details };
 }
 
+/** The fields every outcome carries for a refusal: its code, message and explanation. */
+export function refusalFields(r: Refusal): { code: ExplanationCode; message: string; explanations: Explanation[] } {
+  return { code: r.code, message: r.message, explanations: [explanationOf(r)] };
+}
+
 export function messageOf(code: ExplanationCode): string {
   return MESSAGES[code];
 }

@@ -3,6 +3,8 @@
 // everything and says which part was stale, so the partition reloads it and decides again.
 import { uuidv7 } from '../../platform/ids.js';
 import type { NewEvent } from '../../domains/events/index.js';
+import type { VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import type { Order } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
 import {
   commitBatch,
@@ -107,11 +109,11 @@ export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResul
 }
 
 export interface RedemptionDraft {
-  voucher: import('../../domains/redemptions/redemption.rules.js').VoucherSnapshot;
+  voucher: VoucherSnapshot;
   kind: 'DISCOUNT' | 'GIFT';
   amount: number;
   customerId: string | null;
-  order: import('../../domains/redemptions/redemption.schemas.js').Order | undefined;
+  order: Order | undefined;
   metadata: Record<string, unknown> | undefined;
   stackId: string | null;
   createdAt: Date;
@@ -121,10 +123,7 @@ export interface RedemptionDraft {
 export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string {
   const { voucher: v, kind, amount, customerId, order, createdAt } = draft;
   const id = uuidv7();
-  const delta = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
-  delta.uses += 1;
-  if (kind === 'GIFT') delta.balance -= amount;
-  plan.deltas.set(v.id, delta);
+  planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0);
   if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
   plan.redemptions.push({
@@ -156,6 +155,14 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
     },
   });
   return id;
+}
+
+/** Adds uses and a balance change to a voucher's counter update, under the settings versions the decision saw. */
+export function planDelta(plan: WritePlan, v: VoucherSnapshot, uses: number, balance: number): void {
+  const delta = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
+  delta.uses += uses;
+  delta.balance += balance;
+  plan.deltas.set(v.id, delta);
 }
 
 export function planUsage(plan: WritePlan, v: { id: string; workspaceId: string; perCustomerLimit: number | null }, customerId: string, delta: number): void {

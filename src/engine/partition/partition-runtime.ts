@@ -7,19 +7,16 @@ import { LRUCache } from 'lru-cache';
 import { ProblemError } from '../../contract/problems.js';
 import {
   decideSingle,
-  explanationOf,
   messageOf,
   orderTotals,
-  refusal,
-  type Refusal,
+  refusalFields,
   type UseContext,
-  type VoucherSnapshot,
 } from '../../domains/redemptions/redemption.rules.js';
 import type { RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { CustomerUse, HoldItem, PartitionCall, SnapshotEntry } from '../messages.js';
-import { commitPlan, emptyPlan, isEmpty, planLedger, planRedemption, planUsage, usageKey } from './group-commit.js';
+import { commitPlan, emptyPlan, isEmpty, planDelta, planLedger, planRedemption, planUsage, usageKey } from './group-commit.js';
 import { loadCustomerUses, loadIdempotencyKeys, loadRedemptions, loadSnapshots, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
 import { useContext, voucherKey, VoucherStateCache, type Hold, type HotVoucher } from './voucher-state-cache.js';
 
@@ -108,9 +105,11 @@ export class PartitionRuntime {
         reply(this.stats());
         return true;
       case 'forget':
+        // One code: its entry (also a "no such voucher" one) is read again. A campaign: its vouchers. Neither (codes
+        // generated in bulk): every "no such voucher" entry of the workspace goes.
         if (call.code !== undefined) this.cache.markStale(voucherKey(call.workspaceId, call.code));
-        if (call.campaignId !== undefined) this.cache.markCampaignStale(call.workspaceId, call.campaignId);
-        this.cache.dropMissing(call.workspaceId);
+        else if (call.campaignId !== undefined) this.cache.markCampaignStale(call.workspaceId, call.campaignId);
+        else this.cache.dropMissing(call.workspaceId);
         reply(null);
         return true;
       case 'release':
@@ -283,7 +282,7 @@ export class PartitionRuntime {
     const v = entry.snapshot ?? undefined;
     const use = v ? useContext(entry, call.customer.id, call.customer.given) : noUse(call.customer);
     const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
-    if (!decision.ok) return { valid: false, code: decision.code, message: decision.message, explanations: [explanationOf(decision)] };
+    if (!decision.ok) return { valid: false, ...refusalFields(decision) };
     return {
       valid: true,
       discount: { type: decision.discountType, amount: decision.amount },
@@ -504,12 +503,6 @@ export class PartitionRuntime {
       touched.add(entry);
       return t;
     };
-    const addDelta = (v: VoucherSnapshot, uses: number, balance: number) => {
-      const d = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
-      d.uses += uses;
-      d.balance += balance;
-      plan.deltas.set(v.id, d);
-    };
 
     for (const item of items) {
       const call = item.call as WriteCall;
@@ -521,7 +514,7 @@ export class PartitionRuntime {
         const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
         let outcome: RedemptionOutcome;
         if (!decision.ok) {
-          outcome = refusalOutcome(decision);
+          outcome = { ok: false, ...refusalFields(decision) };
         } else {
           const voucher = v!;
           t!.uses += 1;
@@ -569,7 +562,7 @@ export class PartitionRuntime {
             const t = take(entry);
             t.uses -= 1;
             if (row.kind === 'GIFT') t.balance -= row.amount;
-            addDelta(v, -1, row.kind === 'GIFT' ? row.amount : 0);
+            planDelta(plan, v, -1, row.kind === 'GIFT' ? row.amount : 0);
             if (row.kind === 'GIFT') planLedger(plan, v, { type: 'ROLLBACK', amount: row.amount, redemptionId: row.id }, createdAt);
           }
           if (row.customerId && v && v.id === row.voucherId) planUsage(plan, v, row.customerId, -1);
@@ -606,7 +599,7 @@ export class PartitionRuntime {
           continue;
         }
         t.balance -= call.amount;
-        addDelta(v, 0, call.amount);
+        planDelta(plan, v, 0, call.amount);
         const row = planLedger(plan, v, { type: call.entryType, amount: call.amount, redemptionId: null }, createdAt);
         outcomes.set(item, () => ({
           code: v.code,
@@ -617,10 +610,6 @@ export class PartitionRuntime {
     }
     return { plan, outcomes, taken, touched };
   }
-}
-
-function refusalOutcome(r: Refusal): RedemptionOutcome {
-  return { ok: false, code: r.code, message: r.message, explanations: [explanationOf(r)] };
 }
 
 function noUse(customer: CustomerUse): UseContext {
@@ -661,4 +650,3 @@ function claimOf(call: PartitionCall) {
   return call.type === 'redeem' || call.type === 'rollback' ? call.idempotency : undefined;
 }
 
-export { refusal };

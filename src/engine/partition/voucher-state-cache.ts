@@ -97,9 +97,9 @@ export class VoucherStateCache {
 
   /** A voucher created or generated: forget every "no such voucher" entry of the workspace. */
   dropMissing(workspaceId: string): void {
-    for (const [key, entry] of this.entries.entries()) {
-      if (entry.snapshot === null && key.startsWith(workspaceId)) this.entries.delete(key);
-    }
+    const prefix = voucherKey(workspaceId, '');
+    const missing = [...this.entries.entries()].filter(([key, entry]) => entry.snapshot === null && key.startsWith(prefix));
+    for (const [key] of missing) this.entries.delete(key);
   }
 }
 

@@ -5,7 +5,7 @@
 import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
-import { evaluateStack, explanationOf, orderTotals, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
+import { evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
 import type { HoldItem, SnapshotEntry } from '../messages.js';
@@ -66,13 +66,7 @@ export class StackRedemption {
       const evaluation = evaluateStack(entries, request.order, request.stackLimit, this.now());
       if (!evaluation.ok) {
         const failure = evaluation.failure!;
-        const outcome: StackOutcome = {
-          ok: false,
-          code: failure.code,
-          message: failure.message,
-          explanations: [explanationOf(failure)],
-          results: evaluation.results,
-        };
+        const outcome: StackOutcome = { ok: false, ...refusalFields(failure), results: evaluation.results };
         const written = await this.commit(request, outcome, emptyPlan());
         if (written === 'taken') return (await this.replayed(request))!;
         return outcome;
