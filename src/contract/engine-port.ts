@@ -47,6 +47,8 @@ export interface RedemptionEngine {
   /** A voucher's settings changed, or it was created or deleted, through the CRUD API: the next decision reloads it. */
   voucherChanged(workspaceId: string, code?: string): Promise<void>;
   campaignChanged(workspaceId: string, campaignId: string): Promise<void>;
+  /** A validation rule changed or was deleted, or a workspace setting the decisions read (its time zone). */
+  rulesChanged(workspaceId: string): Promise<void>;
   check(): Promise<{ ok: boolean; detail: string; partitions?: unknown[] }>;
   stop(): Promise<void>;
 }

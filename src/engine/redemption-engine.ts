@@ -50,6 +50,9 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     async campaignChanged(workspaceId, campaignId) {
       await router.broadcast({ type: 'forget', workspaceId, campaignId });
     },
+    async rulesChanged(workspaceId) {
+      await router.broadcast({ type: 'forget', workspaceId, rules: true });
+    },
     check: () => router.check(2_000),
     stop: () => router.stop(),
   };
