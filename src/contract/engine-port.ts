@@ -14,6 +14,8 @@ import type {
 export interface CustomerUse {
   id: string | null;
   given: boolean;
+  /** What validation rules read of the customer: its segments and metadata (absent for a new customer). */
+  facts?: { segments: string[]; metadata: Record<string, unknown>; sourceId?: string | null; email?: string | null; name?: string | null } | undefined;
 }
 
 export interface IdempotencyClaim {
@@ -25,6 +27,8 @@ export interface IdempotencyClaim {
 interface VoucherRequest {
   workspaceId: string;
   code: string;
+  /** TIER: `code` names a promotion tier (`tier:<id>`); a voucher code of that name is not found, and vice versa. */
+  kind?: 'CODE' | 'TIER' | undefined;
   order?: Order | undefined;
   amount?: number | undefined;
   customer: CustomerUse;
@@ -36,7 +40,8 @@ export interface RedemptionEngine {
   rollback(request: { workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined }): Promise<RollbackOutcome>;
   redeemStack(request: {
     workspaceId: string;
-    vouchers: Array<{ code: string; amount?: number | undefined }>;
+    /** Each entry names a voucher `code` or a promotion `tierId`. */
+    vouchers: Array<{ code?: string | undefined; amount?: number | undefined; tierId?: string | undefined }>;
     order: Order;
     customer: CustomerUse;
     idempotency: IdempotencyClaim;

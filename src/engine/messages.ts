@@ -6,6 +6,9 @@ import type { UseContext, VoucherSnapshot } from '../domains/redemptions/redempt
 export type { CustomerUse, IdempotencyClaim } from '../contract/engine-port.js';
 import type { CustomerUse, IdempotencyClaim } from '../contract/engine-port.js';
 
+/** CODE (default): a voucher code; TIER: a promotion tier, addressed by its internal code `tier:<id>`. */
+export type VoucherKind = 'CODE' | 'TIER';
+
 export interface HoldItem {
   code: string;
   voucherId: string;
@@ -16,11 +19,12 @@ export interface HoldItem {
 }
 
 export type PartitionCall =
-  | { type: 'validate'; workspaceId: string; code: string; order?: Order | undefined; amount?: number | undefined; customer: CustomerUse }
+  | { type: 'validate'; workspaceId: string; code: string; kind?: VoucherKind | undefined; order?: Order | undefined; amount?: number | undefined; customer: CustomerUse }
   | {
       type: 'redeem';
       workspaceId: string;
       code: string;
+      kind?: VoucherKind | undefined;
       order?: Order | undefined;
       amount?: number | undefined;
       customer: CustomerUse;

@@ -31,23 +31,27 @@ export function discountedLines(discount: Discount, lines: readonly LineState[])
   return discount.type === 'UNIT' ? all.filter((i) => matchesUnit(lines[i]!, discount)) : all;
 }
 
-/** The discount before per-voucher caps, for `remaining` left of the order. */
-export function rawDiscount(discount: Discount, remaining: number, lines: readonly LineState[]): number {
+/**
+ * The discount before per-voucher caps, for `remaining` left of the order. With `targets` (the lines a rule's
+ * applicableTo selects) the discount is computed on what is left of those lines only: 10% off the shoes, not the cart.
+ */
+export function rawDiscount(discount: Discount, remaining: number, lines: readonly LineState[], targets?: readonly number[]): number {
+  const base = targets ? Math.min(remaining, targets.reduce((sum, i) => sum + lines[i]!.remaining, 0)) : remaining;
   switch (discount.type) {
     case 'PERCENT': {
-      const off = percentOf(remaining, discount.percentOff);
+      const off = percentOf(base, discount.percentOff);
       return discount.amountLimit !== undefined ? Math.min(off, discount.amountLimit) : off;
     }
     case 'AMOUNT':
-      return discount.amountOff;
+      return Math.min(discount.amountOff, base);
     case 'FIXED':
-      return remaining > discount.fixedAmount ? remaining - discount.fixedAmount : 0;
+      return base > discount.fixedAmount ? base - discount.fixedAmount : 0;
     case 'UNIT': {
       let units = discount.unitOff;
       let off = 0;
-      for (const line of lines) {
+      for (const [i, line] of lines.entries()) {
         if (units === 0) break;
-        if (!matchesUnit(line, discount)) continue;
+        if (!matchesUnit(line, discount) || (targets && !targets.includes(i))) continue;
         const free = Math.min(units, line.quantity);
         off += Math.min(free * line.price, line.remaining);
         units -= free;
@@ -58,8 +62,8 @@ export function rawDiscount(discount: Discount, remaining: number, lines: readon
 }
 
 /** A voucher's contribution: its raw discount, at most maxDiscount, never more than what is left of the order. */
-export function cappedDiscount(discount: Discount, remaining: number, lines: readonly LineState[], maxDiscount: number | null): number {
-  const raw = rawDiscount(discount, remaining, lines);
+export function cappedDiscount(discount: Discount, remaining: number, lines: readonly LineState[], maxDiscount: number | null, targets?: readonly number[]): number {
+  const raw = rawDiscount(discount, remaining, lines, targets);
   return Math.max(0, Math.min(raw, maxDiscount ?? Number.MAX_SAFE_INTEGER, remaining));
 }
 
@@ -85,11 +89,15 @@ export function allocate(total: number, weights: readonly number[]): number[] {
   return shares.map(Number);
 }
 
-/** Spreads one voucher's discount over its lines (by what is left of each) and takes it off them. Returns the shares. */
-export function spreadOverLines(discount: Discount | null, amount: number, lines: LineState[]): number[] {
+/**
+ * Spreads one voucher's discount over its lines (by what is left of each) and takes it off them. Returns the shares.
+ * `only` narrows the lines to those a rule's applicableTo selects.
+ */
+export function spreadOverLines(discount: Discount | null, amount: number, lines: LineState[], only?: readonly number[]): number[] {
   const shares = lines.map(() => 0);
   if (lines.length === 0 || amount === 0) return shares;
   let targets = discount ? discountedLines(discount, lines) : lines.map((_, i) => i);
+  if (only) targets = targets.filter((i) => only.includes(i));
   if (targets.length === 0) targets = lines.map((_, i) => i);
   const covered = targets.reduce((sum, i) => sum + lines[i]!.remaining, 0);
   // Lines that do not cover the discount (items summing below order.amount): spread over every line instead.

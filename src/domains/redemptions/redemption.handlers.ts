@@ -31,7 +31,7 @@ export const redemptionHandlers = implement(redemptionContract, {
   async redeemStack({ input, auth, deps }) {
     const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, true);
     if (!customer) {
-      return { ok: false, ...customerNotFound(), results: input.vouchers.map((v) => ({ voucherCode: v.code, ok: false, code: 'skipped' as const, priority: 0 })) };
+      return { ok: false, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
     }
     return deps.engine.redeemStack({
       workspaceId: auth.workspaceId,

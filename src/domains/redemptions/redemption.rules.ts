@@ -1,5 +1,8 @@
 // The decision path of the hot operations, as pure functions: may this voucher be used (the contract's explanation
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
+import type { CustomerUse } from '../../contract/engine-port.js';
+import type { Budget } from '../campaigns/campaign-budget.schemas.js';
+import { evaluateConditions, itemMatches, timeFacts, withinSchedule, type CustomerFacts, type ConditionTree, type Schedule, type ValidationRuleSnapshot } from '../rules/index.js';
 import type { Discount } from '../vouchers/index.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
 import type { Explanation, ExplanationCode, Order, OrderTotals } from './redemption.schemas.js';
@@ -14,6 +17,8 @@ export interface CampaignSnapshot {
   exclusive: boolean;
   version: number;
   validationRuleIds: string[];
+  schedule: Schedule | null;
+  budget: Budget | null;
 }
 
 /** What the engine knows of a voucher (and its campaign) when it decides. Dates in epoch ms. */
@@ -39,6 +44,14 @@ export interface VoucherSnapshot {
   validationRuleIds: string[];
   configVersion: number;
   campaign: CampaignSnapshot | null;
+  /** CODE: a voucher code; TIER: an automatic promotion tier (its code is `tier:<id>`). */
+  kind: 'CODE' | 'TIER';
+  name: string | null;
+  schedule: Schedule | null;
+  /** The workspace's time zone: schedules without their own zone, rule time fields and budget periods use it. */
+  timeZone: string;
+  /** The campaign's rules, then the voucher's, resolved (ids that no longer exist are left out). */
+  rules: ValidationRuleSnapshot[];
 }
 
 /** The caller's side of a decision: who asks, and what is held or used already. */
@@ -51,6 +64,16 @@ export interface UseContext {
   /** Uses and gift credits held by stacks in flight. */
   heldUses: number;
   heldBalance: number;
+  /** The customer's segments and metadata, for validation rules (absent: nothing known). */
+  facts?: CustomerUse['facts'];
+  /** What is left of the campaign's budget as the deciding partition sees it (absent or null: no limit). */
+  budget?: BudgetLeft | undefined;
+}
+
+/** Redemptions and amount left in the tightest period of a campaign budget; null when that dimension is unlimited. */
+export interface BudgetLeft {
+  uses: number | null;
+  amount: number | null;
 }
 
 export interface Refusal {
@@ -91,6 +114,9 @@ const MESSAGES: Record<ExplanationCode, string> = {
   duplicate_voucher: 'The same voucher appears twice in the stack.',
   skipped: 'Not applied because another voucher of the stack failed.',
   redemption_already_rolled_back: 'This redemption has been rolled back already.',
+  outside_schedule: 'This promotion is not valid at this time.',
+  campaign_budget_exhausted: 'The budget of this campaign is used up for now.',
+  promotion_tier_not_found: 'No promotion tier with this id exists.',
 };
 
 export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {
@@ -114,12 +140,62 @@ export const effectivePriority = (v: VoucherSnapshot): number => v.priority ?? v
 export const isExclusive = (v: VoucherSnapshot): boolean => v.exclusive ?? v.campaign?.exclusive ?? false;
 export const voucherCurrency = (v: VoucherSnapshot): string | null => v.currency ?? v.campaign?.currency ?? null;
 
+const CUSTOMER_FIELD = /^customer\./;
+
+function referencesCustomer(tree: ConditionTree): boolean {
+  if ('all' in tree) return tree.all.some(referencesCustomer);
+  if ('any' in tree) return tree.any.some(referencesCustomer);
+  if ('not' in tree) return referencesCustomer(tree.not);
+  return CUSTOMER_FIELD.test(tree.field);
+}
+
 /**
- * Where reusable validation rules plug in (issue 6): the voucher's and its campaign's validationRuleIds are evaluated
- * here, after the built-in checks. Until rules exist, none refuses.
+ * The voucher's (and its campaign's) validation rules against the order, the customer and the local time. A rule
+ * that reads customer fields needs a customer (`customer_required`); a rule that does not hold is
+ * `validation_rule_failed`, naming the rule, the failing condition and the rule's own message for the customer.
  */
-export type RuleCheck = (voucher: VoucherSnapshot, order: Order | undefined, use: UseContext) => Refusal | undefined;
-export const noRules: RuleCheck = () => undefined;
+export function ruleRefusal(v: VoucherSnapshot, order: Order | undefined, use: UseContext, now: number): Refusal | undefined {
+  if (v.rules.length === 0) return undefined;
+  const time = timeFacts(now, v.timeZone);
+  const customer: CustomerFacts | undefined = use.customerGiven
+    ? { segments: [], metadata: {}, ...use.facts, id: use.customerId, redemptions: use.customerUses }
+    : undefined;
+  for (const rule of v.rules) {
+    if (!customer && referencesCustomer(rule.conditions)) return refusal('customer_required', { ruleId: rule.id, ruleName: rule.name });
+    const result = evaluateConditions(rule.conditions, { order, customer, time }, rule.applicableTo);
+    if (!result.ok) {
+      return {
+        ok: false,
+        code: 'validation_rule_failed',
+        message: rule.errorMessage ?? MESSAGES.validation_rule_failed,
+        details: {
+          ruleId: rule.id,
+          ruleName: rule.name,
+          condition: { path: result.path, ...result.leaf },
+          ...(rule.errorMessage !== null ? { errorMessage: rule.errorMessage } : {}),
+        },
+      };
+    }
+  }
+  return undefined;
+}
+
+/** Order lines a voucher may discount: those its rules' `applicableTo` select (any of them), else every line. */
+export function targetLines(v: VoucherSnapshot, lines: readonly LineState[]): number[] | undefined {
+  const scopes = v.rules.flatMap((r) => (r.applicableTo ? [r.applicableTo] : []));
+  if (scopes.length === 0) return undefined;
+  return lines.flatMap((line, i) => (scopes.some((scope) => itemMatches(line, scope)) ? [i] : []));
+}
+
+/** A campaign budget after a grant: refused when the grant would take more redemptions or amount than is left. */
+export function budgetRefusal(v: VoucherSnapshot, budget: BudgetLeft | undefined, amount: number, spent = { uses: 0, amount: 0 }): Refusal | undefined {
+  if (!budget || !v.campaign?.budget) return undefined;
+  if (budget.uses !== null && budget.uses - spent.uses < 1) return refusal('campaign_budget_exhausted', { campaignId: v.campaign.id });
+  if (budget.amount !== null && amount > budget.amount - spent.amount) {
+    return refusal('campaign_budget_exhausted', { campaignId: v.campaign.id, amountLeft: Math.max(0, budget.amount - spent.amount) });
+  }
+  return undefined;
+}
 
 export interface UseRequest {
   order?: Order | undefined;
@@ -128,7 +204,7 @@ export interface UseRequest {
 }
 
 /** The contract's explanation codes, in the one order they are checked. */
-export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseRequest, now: number, rules: RuleCheck = noRules): Refusal | undefined {
+export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseRequest, now: number): Refusal | undefined {
   const c = v.campaign;
   if (c && (!c.active || (c.startDate !== null && now < c.startDate) || (c.expirationDate !== null && now > c.expirationDate))) {
     return refusal('campaign_inactive', { campaignId: c.id });
@@ -136,6 +212,9 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
   if (!v.active) return refusal('voucher_disabled');
   if (v.startDate !== null && now < v.startDate) return refusal('voucher_not_started', { startDate: new Date(v.startDate).toISOString() });
   if (v.expirationDate !== null && now > v.expirationDate) return refusal('voucher_expired', { expirationDate: new Date(v.expirationDate).toISOString() });
+  if ((c?.schedule && !withinSchedule(c.schedule, now, v.timeZone)) || (v.schedule && !withinSchedule(v.schedule, now, v.timeZone))) {
+    return refusal('outside_schedule');
+  }
   if (v.type === 'LOYALTY_CARD') return refusal('voucher_type_not_redeemable', { type: v.type });
   const gift = v.type === 'GIFT_CARD';
   if (!request.order && (!gift || request.amount === undefined)) return refusal('order_required');
@@ -158,7 +237,7 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
       return refusal('gift_balance_insufficient', { balance, amount: request.amount });
     }
   }
-  return rules(v, request.order, use);
+  return ruleRefusal(v, request.order, use, now);
 }
 
 /** Running state of one order while vouchers are applied to it in turn. */
@@ -188,10 +267,11 @@ export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, 
     return { ok: true, kind: 'GIFT', amount, discountType: 'GIFT_CARD' };
   }
   const discount = v.discount!;
-  const amount = cappedDiscount(discount, state.remaining, state.lines, v.maxDiscount);
+  const targets = targetLines(v, state.lines);
+  const amount = cappedDiscount(discount, state.remaining, state.lines, v.maxDiscount, targets);
   if (apply) {
     const lines = state.lines.map((l) => ({ ...l }));
-    const shares = spreadOverLines(discount, amount, lines);
+    const shares = spreadOverLines(discount, amount, lines, targets);
     state.lines = lines;
     shares.forEach((s, i) => (state.discountShares[i]! += s));
     state.remaining -= amount;
@@ -227,17 +307,19 @@ export function decideSingle(
   use: UseContext,
   request: UseRequest,
   now: number,
-  rules: RuleCheck = noRules,
 ): { decision: Decision; state: OrderState } {
   const state = startOrder(request.order);
   if (!v) return { decision: refusal('voucher_not_found'), state };
-  const refused = eligibility(v, use, request, now, rules);
+  const refused = eligibility(v, use, request, now);
   if (refused) return { decision: refused, state };
-  return { decision: grant(v, use, request, state, true), state };
+  const given = grant(v, use, request, state, true);
+  return { decision: budgetRefusal(v, use.budget, given.amount) ?? given, state };
 }
 
 export interface StackEntry {
+  /** A voucher code, or a tier's internal code `tier:<id>` when tierId is set. */
   code: string;
+  tierId?: string | undefined;
   amount?: number | undefined;
   voucher: VoucherSnapshot | undefined;
   use: UseContext;
@@ -254,7 +336,7 @@ export interface StackEvaluation {
   ok: boolean;
   failure?: Refusal;
   /** Per request entry, in request order. */
-  results: Array<{ voucherCode: string; ok: boolean; code?: ExplanationCode; amount?: number; redemptionId?: string; priority: number }>;
+  results: Array<{ voucherCode?: string; tierId?: string; ok: boolean; code?: ExplanationCode; amount?: number; redemptionId?: string; priority: number }>;
   /** Members in evaluation order, when ok. */
   members: StackMember[];
   state: OrderState;
@@ -270,13 +352,13 @@ export function evaluateStack(
   order: Order,
   stackLimit: number,
   now: number,
-  rules: RuleCheck = noRules,
 ): StackEvaluation {
   const state = startOrder(order);
   const priorities = entries.map((e) => (e.voucher ? effectivePriority(e.voucher) : 0));
-  const results: StackEvaluation['results'] = entries.map((e, i) => ({ voucherCode: e.code, ok: false, code: 'skipped', priority: priorities[i]! }));
+  const named = (e: StackEntry) => (e.tierId !== undefined ? { tierId: e.tierId } : { voucherCode: e.code });
+  const results: StackEvaluation['results'] = entries.map((e, i) => ({ ...named(e), ok: false, code: 'skipped', priority: priorities[i]! }));
   const fail = (index: number, r: Refusal): StackEvaluation => {
-    const failed = entries.map((e, i) => ({ voucherCode: e.code, ok: false, code: i === index ? r.code : ('skipped' as const), priority: priorities[i]! }));
+    const failed = entries.map((e, i) => ({ ...named(e), ok: false, code: i === index ? r.code : ('skipped' as const), priority: priorities[i]! }));
     return { ok: false, failure: r, results: failed, members: [], state: startOrder(order) };
   };
   const evaluationOrder = entries.map((_, i) => i).sort((a, b) => priorities[b]! - priorities[a]! || a - b);
@@ -285,21 +367,27 @@ export function evaluateStack(
   }
   const seen = new Set<string>();
   for (let i = 0; i < entries.length; i++) {
-    if (seen.has(entries[i]!.code)) return fail(i, refusal('duplicate_voucher', { voucherCode: entries[i]!.code }));
+    if (seen.has(entries[i]!.code)) return fail(i, refusal('duplicate_voucher', named(entries[i]!)));
     seen.add(entries[i]!.code);
   }
   const members: StackMember[] = [];
+  // Members of one campaign share its budget: each takes from what the earlier ones left.
+  const spent = new Map<string, { uses: number; amount: number }>();
   for (const index of evaluationOrder) {
     const entry = entries[index]!;
     const v = entry.voucher;
-    if (!v) return fail(index, refusal('voucher_not_found'));
-    if (entries.length > 1 && isExclusive(v)) return fail(index, refusal('exclusive_conflict', { voucherCode: v.code }));
+    if (!v) return fail(index, refusal(entry.tierId !== undefined ? 'promotion_tier_not_found' : 'voucher_not_found'));
+    if (entries.length > 1 && isExclusive(v)) return fail(index, refusal('exclusive_conflict', named(entry)));
     const request = { order, amount: entry.amount };
-    const refused = eligibility(v, entry.use, request, now, rules);
+    const refused = eligibility(v, entry.use, request, now);
     if (refused) return fail(index, refused);
     const given = grant(v, entry.use, request, state, true);
+    const campaignSpent = v.campaign ? (spent.get(v.campaign.id) ?? { uses: 0, amount: 0 }) : undefined;
+    const overBudget = budgetRefusal(v, entry.use.budget, given.amount, campaignSpent);
+    if (overBudget) return fail(index, overBudget);
+    if (v.campaign && campaignSpent) spent.set(v.campaign.id, { uses: campaignSpent.uses + 1, amount: campaignSpent.amount + given.amount });
     members.push({ index, voucher: v, grant: given });
-    results[index] = { voucherCode: entry.code, ok: true, amount: given.amount, priority: priorities[index]! };
+    results[index] = { ...named(entry), ok: true, amount: given.amount, priority: priorities[index]! };
   }
   return { ok: true, results, members, state };
 }

@@ -26,6 +26,9 @@ export const EXPLANATION_CODES = [
   'duplicate_voucher',
   'skipped',
   'redemption_already_rolled_back',
+  'outside_schedule',
+  'campaign_budget_exhausted',
+  'promotion_tier_not_found',
 ] as const;
 export const ExplanationCode = z.enum(EXPLANATION_CODES).meta({ id: 'ExplanationCode', description: 'Why a voucher cannot be used: support-safe and stable.' });
 export type ExplanationCode = (typeof EXPLANATION_CODES)[number];
@@ -118,7 +121,8 @@ export const RedemptionStatus = z.enum(['SUCCEEDED', 'ROLLED_BACK']);
 
 export const RedemptionSummary = z.object({
   id: Uuid,
-  voucherCode: z.string(),
+  voucherCode: z.string().meta({ description: "The voucher's code; for a promotion tier its internal code `tier:<tierId>`." }),
+  tierId: Uuid.optional().meta({ description: 'Set when a promotion tier was redeemed.' }),
   amount: Money.meta({ description: 'Discount applied, or gift credits taken, in minor units.' }),
   customerId: Uuid.optional(),
   orderId: z.string().optional(),
@@ -156,8 +160,17 @@ export const RollbackOutcome = z
   .meta({ id: 'RollbackOutcome' });
 export type RollbackOutcome = z.infer<typeof RollbackOutcome>;
 
+export const StackEntry = z
+  .object({
+    code: VoucherCode.optional(),
+    tierId: Uuid.optional().meta({ description: 'A promotion tier instead of a code.' }),
+    amount: GiftAmount.optional(),
+  })
+  .refine((e) => (e.code === undefined) !== (e.tierId === undefined), { message: 'give either code or tierId', path: ['code'] })
+  .meta({ id: 'StackEntry', description: 'A voucher by its code, or an automatic promotion tier by its id.' });
+
 export const StackBody = z.object({
-  vouchers: z.array(z.object({ code: VoucherCode, amount: GiftAmount.optional() })).min(1).max(30),
+  vouchers: z.array(StackEntry).min(1).max(30),
   order: Order,
   customer: CustomerReference.optional(),
   idempotencyKey: IdempotencyKey,
@@ -165,7 +178,8 @@ export const StackBody = z.object({
 });
 
 export const StackResult = z.object({
-  voucherCode: z.string(),
+  voucherCode: z.string().optional().meta({ description: 'The code of a code entry.' }),
+  tierId: Uuid.optional().meta({ description: 'The tier of a tier entry.' }),
   ok: z.boolean(),
   code: ExplanationCode.optional(),
   amount: Money.optional(),

@@ -2,6 +2,7 @@
 // counter updates, then the rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold undoes
 // everything and says which part was stale, so the partition reloads it and decides again.
 import { uuidv7 } from '../../platform/ids.js';
+import { budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
 import type { NewEvent } from '../../domains/events/index.js';
 import type { VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import type { Order } from '../../domains/redemptions/redemption.schemas.js';
@@ -10,6 +11,7 @@ import {
   commitBatch,
   loadIdempotencyKeys,
   settleBalances,
+  type BudgetDelta,
   type LedgerRow,
   type RedemptionRow,
   type RollbackRow,
@@ -32,6 +34,8 @@ export interface WritePlan {
   /** Ledger rows per voucher id, in the order of their changes; balanceAfter is settled at commit. */
   ledger: Map<string, LedgerRow[]>;
   events: NewEvent[];
+  /** Net budget change by `campaign period`. */
+  budgets: Map<string, BudgetDelta>;
 }
 
 export function emptyPlan(): WritePlan {
@@ -45,6 +49,7 @@ export function emptyPlan(): WritePlan {
     rollbacks: [],
     ledger: new Map(),
     events: [],
+    budgets: new Map(),
   };
 }
 
@@ -56,7 +61,7 @@ export function isEmpty(plan: WritePlan): boolean {
 
 export type CommitResult =
   | { ok: true; vouchers: VoucherAfter[]; usage: Array<UsageKey & { uses: number }> }
-  | { ok: false; takenKeys: string[]; staleVouchers: string[]; staleUsage: UsageKey[]; racedRollbacks: string[] };
+  | { ok: false; takenKeys: string[]; staleVouchers: string[]; staleUsage: UsageKey[]; racedRollbacks: string[]; staleBudgets: string[] };
 
 const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>): CommitResult => ({
   ok: false,
@@ -64,6 +69,7 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
   staleVouchers: [],
   staleUsage: [],
   racedRollbacks: [],
+  staleBudgets: [],
   ...part,
 });
 
@@ -84,6 +90,7 @@ export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResul
     rollbacks: plan.rollbacks,
     ledger,
     events: plan.events,
+    budgets: [...plan.budgets.values()].filter((b) => b.uses !== 0 || b.amount !== 0),
   });
   if (!result.ok) {
     switch (result.failed) {
@@ -98,6 +105,8 @@ export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResul
         return failed({ staleVouchers: deltas.map((d) => d.id) });
       case 'usage':
         return failed({ staleUsage: usage.map((u) => ({ voucherId: u.voucherId, customerId: u.customerId })) });
+      case 'budget':
+        return failed({ staleBudgets: [...new Set([...plan.budgets.values()].map((b) => b.campaignId))] });
     }
   }
   // The replies that show a ledger entry's balance (top-ups) get the same figures the statement computed.
@@ -126,6 +135,7 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0);
   if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
+  planBudget(plan, v, createdAt.getTime(), 1, amount);
   plan.redemptions.push({
     workspaceId: v.workspaceId,
     id,
@@ -144,10 +154,10 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   });
   plan.events.push({
     workspaceId: v.workspaceId,
-    type: 'voucher.redeemed',
+    type: v.kind === 'TIER' ? 'promotion_tier.redeemed' : 'voucher.redeemed',
     payload: {
       redemptionId: id,
-      voucherCode: v.code,
+      ...(v.kind === 'TIER' ? { tierId: v.id, campaignId: v.campaignId } : { voucherCode: v.code }),
       amount,
       ...(customerId ? { customerId } : {}),
       ...(order?.id ? { orderId: order.id } : {}),
@@ -155,6 +165,37 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
     },
   });
   return id;
+}
+
+const BUDGET_PERIODS = ['total', 'daily', 'weekly', 'monthly'] as const;
+
+/**
+ * Adds a redemption (+1) or a rollback (-1) to the usage of its campaign's budget periods, with their limits: the
+ * commit statement adds it under a guard, so the budget holds across partitions and processes. `at` is when the
+ * redemption was made (a rollback gives back to the period the redemption was counted in).
+ */
+export function planBudget(plan: WritePlan, v: VoucherSnapshot, at: number, uses: number, amount: number): void {
+  const budget = v.campaign?.budget;
+  if (!budget) return;
+  const periods = budgetPeriods(at, v.timeZone);
+  for (const name of BUDGET_PERIODS) {
+    const limit = budget[name];
+    if (!limit) continue;
+    const period = name === 'total' ? 'total' : name === 'daily' ? periods.day : name === 'weekly' ? periods.week : periods.month;
+    const key = `${v.campaign!.id} ${period}`;
+    const delta = plan.budgets.get(key) ?? {
+      workspaceId: v.workspaceId,
+      campaignId: v.campaign!.id,
+      period,
+      uses: 0,
+      amount: 0,
+      maxUses: limit.redemptions ?? -1,
+      maxAmount: limit.discountAmount ?? -1,
+    };
+    delta.uses += uses;
+    delta.amount += uses > 0 ? amount : -amount;
+    plan.budgets.set(key, delta);
+  }
 }
 
 /** Adds uses and a balance change to a voucher's counter update, under the settings versions the decision saw. */
@@ -207,6 +248,13 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
     }
     for (const [id, limit] of plan.usageLimits) merged.usageLimits.set(id, limit);
     for (const [id, rows] of plan.ledger) merged.ledger.set(id, [...(merged.ledger.get(id) ?? []), ...rows]);
+    for (const [key, b] of plan.budgets) {
+      const into = merged.budgets.get(key);
+      if (into) {
+        into.uses += b.uses;
+        into.amount += b.amount;
+      } else merged.budgets.set(key, { ...b });
+    }
   }
   return merged;
 }

@@ -2,104 +2,43 @@
 // stale cache or a second process can never over-redeem: a guard that does not hold returns fewer rows, never an error.
 import { preparedQuery, type Sql } from '../../platform/database.js';
 import { uuidv7 } from '../../platform/ids.js';
-import type { CampaignSnapshot, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
-import type { Discount } from '../../domains/vouchers/discount.schemas.js';
-
-interface SnapshotRow {
-  [column: string]: unknown;
-  id: string;
-  workspace_id: string;
-  code: string;
-  type: VoucherSnapshot['type'];
-  campaign_id: string | null;
-  discount: Discount | null;
-  currency: string | null;
-  active: boolean;
-  start_date: Date | null;
-  expiration_date: Date | null;
-  redemption_limit: number | null;
-  redeemed_count: number;
-  per_customer_limit: number | null;
-  priority: number | null;
-  exclusive: boolean | null;
-  max_discount: number | null;
-  customer_id: string | null;
-  gift_balance: number | null;
-  validation_rule_ids: string[];
-  config_version: number;
-  c_active: boolean | null;
-  c_start_date: Date | null;
-  c_expiration_date: Date | null;
-  c_currency: string | null;
-  c_priority: number | null;
-  c_exclusive: boolean | null;
-  c_version: number | null;
-  c_validation_rule_ids: string[] | null;
-}
-
-const ms = (d: Date | null) => (d ? d.getTime() : null);
-
-function toSnapshot(r: SnapshotRow): VoucherSnapshot {
-  const campaign: CampaignSnapshot | null =
-    r.campaign_id && r.c_version !== null
-      ? {
-          id: r.campaign_id,
-          active: r.c_active!,
-          startDate: ms(r.c_start_date),
-          expirationDate: ms(r.c_expiration_date),
-          currency: r.c_currency,
-          priority: r.c_priority!,
-          exclusive: r.c_exclusive!,
-          version: r.c_version,
-          validationRuleIds: r.c_validation_rule_ids ?? [],
-        }
-      : null;
-  return {
-    id: r.id,
-    workspaceId: r.workspace_id,
-    code: r.code,
-    type: r.type,
-    campaignId: r.campaign_id,
-    discount: r.discount,
-    currency: r.currency,
-    active: r.active,
-    startDate: ms(r.start_date),
-    expirationDate: ms(r.expiration_date),
-    redemptionLimit: r.redemption_limit,
-    redeemedCount: r.redeemed_count,
-    perCustomerLimit: r.per_customer_limit,
-    priority: r.priority,
-    exclusive: r.exclusive,
-    maxDiscount: r.max_discount,
-    customerId: r.customer_id,
-    giftBalance: r.gift_balance,
-    validationRuleIds: r.validation_rule_ids,
-    configVersion: r.config_version,
-    campaign,
-  };
-}
+import type { VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import { SNAPSHOT_JOINS, SNAPSHOT_SELECT, toSnapshot, type SnapshotRow } from '../../domains/redemptions/voucher-snapshot.sql.js';
 
 export interface VoucherKey {
   workspaceId: string;
   code: string;
 }
 
-/** The vouchers named (with their campaigns), in one query. Missing ones are absent from the result. */
+/** The vouchers named (with their campaigns and rules), in one query. Missing ones are absent from the result. */
 export async function loadSnapshots(db: Sql, keys: readonly VoucherKey[]): Promise<VoucherSnapshot[]> {
   if (keys.length === 0) return [];
-  const { rows } = await preparedQuery<SnapshotRow>(db, 'engine.loadSnapshots.1',
-    `SELECT v.id, v.workspace_id, v.code, v.type, v.campaign_id, v.discount, v.currency, v.active, v.start_date,
-            v.expiration_date, v.redemption_limit, v.redeemed_count, v.per_customer_limit, v.priority, v.exclusive,
-            v.max_discount, v.customer_id, v.gift_balance, v.validation_rule_ids, v.config_version,
-            c.active AS c_active, c.start_date AS c_start_date, c.expiration_date AS c_expiration_date,
-            c.currency AS c_currency, c.priority AS c_priority, c.exclusive AS c_exclusive, c.version AS c_version,
-            c.validation_rule_ids AS c_validation_rule_ids
+  const { rows } = await preparedQuery<SnapshotRow>(db, 'engine.loadSnapshots.2',
+    `${SNAPSHOT_SELECT}
        FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, code)
        JOIN vouchers v ON v.workspace_id = k.workspace_id AND v.code = k.code
-       LEFT JOIN campaigns c ON c.id = v.campaign_id`,
+       ${SNAPSHOT_JOINS}`,
     [keys.map((k) => k.workspaceId), keys.map((k) => k.code)],
   );
   return rows.map(toSnapshot);
+}
+
+export interface BudgetUsage {
+  campaignId: string;
+  period: string;
+  uses: number;
+  amount: number;
+}
+
+/** What budgeted campaigns have used in the periods named. Periods without a row have used nothing. */
+export async function loadBudgetUsage(db: Sql, campaignIds: readonly string[], periods: readonly string[]): Promise<BudgetUsage[]> {
+  if (campaignIds.length === 0) return [];
+  const { rows } = await preparedQuery<{ campaign_id: string; period: string; redemptions: number; discount_amount: string }>(db, 'engine.loadBudgetUsage.10',
+    `SELECT campaign_id, period, redemptions, discount_amount FROM campaign_budget_usage
+      WHERE campaign_id = ANY($1::uuid[]) AND period = ANY($2::text[])`,
+    [campaignIds, periods],
+  );
+  return rows.map((r) => ({ campaignId: r.campaign_id, period: r.period, uses: r.redemptions, amount: Number(r.discount_amount) }));
 }
 
 export interface UsageKey {
@@ -181,12 +120,14 @@ export interface StoredRedemption {
   kind: 'DISCOUNT' | 'GIFT';
   customerId: string | null;
   status: 'SUCCEEDED' | 'ROLLED_BACK';
+  campaignId: string | null;
+  createdAt: Date;
 }
 
 export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<StoredRedemption[]> {
   if (ids.length === 0) return [];
-  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK' }>(db, 'engine.loadRedemptions.9',
-    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, customer_id, status FROM redemptions WHERE id = ANY($1::uuid[])`,
+  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; created_at: Date }>(db, 'engine.loadRedemptions.11',
+    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, customer_id, status, campaign_id, created_at FROM redemptions WHERE id = ANY($1::uuid[])`,
     [ids],
   );
   return rows.map((r) => ({
@@ -198,6 +139,8 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
     kind: r.kind,
     customerId: r.customer_id,
     status: r.status,
+    campaignId: r.campaign_id,
+    createdAt: r.created_at,
   }));
 }
 
@@ -250,9 +193,21 @@ export interface BatchWrites {
   /** In the order of their changes per voucher; balance_after is computed from the voucher's balance after the batch. */
   ledger: readonly LedgerRow[];
   events: ReadonlyArray<{ workspaceId: string; type: string; payload: Record<string, unknown> }>;
+  /** Net change per (campaign, period) of budgeted campaigns, with that period's limits (-1: none). */
+  budgets: readonly BudgetDelta[];
 }
 
-export type GuardFailure = 'keys' | 'rollbacks' | 'vouchers' | 'usage';
+export interface BudgetDelta {
+  workspaceId: string;
+  campaignId: string;
+  period: string;
+  uses: number;
+  amount: number;
+  maxUses: number;
+  maxAmount: number;
+}
+
+export type GuardFailure = 'keys' | 'rollbacks' | 'vouchers' | 'usage' | 'budget';
 
 /**
  * One batch in one statement, so one round trip and its own transaction: idempotency keys, rollbacks, the guarded
@@ -322,6 +277,22 @@ const PARTS = {
          l.r, l.c
     FROM ledger_in l JOIN upd ON upd.id = l.v
 )`,
+  budget: `budget_in AS (
+  SELECT * FROM unnest($49::uuid[], $50::uuid[], $51::text[], $52::int[], $53::bigint[], $54::int[], $55::bigint[])
+         AS b(w, campaign, period, uses, amount, max_uses, max_amount)
+), budget_up AS (
+  INSERT INTO campaign_budget_usage AS u (workspace_id, campaign_id, period, redemptions, discount_amount)
+  SELECT w, campaign, period, uses, amount FROM budget_in WHERE uses >= 0 AND amount >= 0 ORDER BY campaign, period
+  ON CONFLICT (campaign_id, period) DO UPDATE
+     SET redemptions = u.redemptions + EXCLUDED.redemptions, discount_amount = u.discount_amount + EXCLUDED.discount_amount
+  RETURNING u.campaign_id, u.period, u.redemptions, u.discount_amount
+), budget_down AS (
+  UPDATE campaign_budget_usage u
+     SET redemptions = greatest(0, u.redemptions + b.uses), discount_amount = greatest(0, u.discount_amount + b.amount)
+    FROM budget_in b
+   WHERE (b.uses < 0 OR b.amount < 0) AND u.campaign_id = b.campaign AND u.period = b.period
+  RETURNING u.campaign_id, u.period, u.redemptions, u.discount_amount
+)`,
   events: `ev AS (
   INSERT INTO events (id, workspace_id, type, payload)
   SELECT * FROM unnest($48::uuid[], $43::uuid[], $44::text[], $45::jsonb[])
@@ -338,6 +309,14 @@ const GUARDS: Array<[Part, string]> = [
     'usage',
     `EXISTS (SELECT 1 FROM usage_up uu JOIN unnest($46::uuid[], $47::int[]) AS lim(voucher_id, lim)
                         ON lim.voucher_id = uu.voucher_id WHERE uu.uses > lim.lim) THEN 'usage'`,
+  ],
+  // Only a growing figure can break its limit (a limit lowered below what was used must not block rollbacks).
+  [
+    'budget',
+    `EXISTS (SELECT 1 FROM (SELECT * FROM budget_up UNION ALL SELECT * FROM budget_down) bu
+                JOIN budget_in bi ON bi.campaign = bu.campaign_id AND bi.period = bu.period
+               WHERE (bi.uses > 0 AND bi.max_uses >= 0 AND bu.redemptions > bi.max_uses)
+                  OR (bi.amount > 0 AND bi.max_amount >= 0 AND bu.discount_amount > bi.max_amount)) THEN 'budget'`,
   ],
 ];
 
@@ -394,6 +373,8 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     col(w.events, 'workspaceId'), col(w.events, 'type'), w.events.map((e) => JSON.stringify(e.payload)),
     col(w.usageLimits, 'voucherId'), col(w.usageLimits, 'limit'),
     w.events.map(() => uuidv7()),
+    col(w.budgets, 'workspaceId'), col(w.budgets, 'campaignId'), col(w.budgets, 'period'), col(w.budgets, 'uses'),
+    col(w.budgets, 'amount'), col(w.budgets, 'maxUses'), col(w.budgets, 'maxAmount'),
   ];
   const parts = (
     [
@@ -401,6 +382,7 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
       ['rolled', w.rollbackIds.length],
       ['vouchers', w.deltas.length],
       ['usage', w.usage.length],
+      ['budget', w.budgets.length],
       ['redemptions', w.redemptions.length],
       ['rollbacks', w.rollbacks.length],
       ['ledger', w.ledger.length],
@@ -423,7 +405,7 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : '';
-    const failed = /^engine guard: (keys|rollbacks|vouchers|usage)$/.exec(message)?.[1] as GuardFailure | undefined;
+    const failed = /^engine guard: (keys|rollbacks|vouchers|usage|budget)$/.exec(message)?.[1] as GuardFailure | undefined;
     if ((error as { code?: string }).code === 'P0001' && failed) return { ok: false, failed };
     throw error;
   }

@@ -5,19 +5,22 @@
 import { uuidv7 } from '../../platform/ids.js';
 import { LRUCache } from 'lru-cache';
 import { ProblemError } from '../../contract/problems.js';
+import { budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
 import {
   decideSingle,
   messageOf,
   orderTotals,
   refusalFields,
+  type BudgetLeft,
   type UseContext,
+  type VoucherSnapshot,
 } from '../../domains/redemptions/redemption.rules.js';
 import type { RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { CustomerUse, HoldItem, PartitionCall, SnapshotEntry } from '../messages.js';
-import { commitPlan, emptyPlan, isEmpty, planDelta, planLedger, planRedemption, planUsage, usageKey } from './group-commit.js';
-import { loadCustomerUses, loadIdempotencyKeys, loadRedemptions, loadSnapshots, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
+import { commitPlan, emptyPlan, isEmpty, planBudget, planDelta, planLedger, planRedemption, planUsage, usageKey } from './group-commit.js';
+import { loadBudgetUsage, loadCustomerUses, loadIdempotencyKeys, loadRedemptions, loadSnapshots, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
 import { useContext, voucherKey, VoucherStateCache, type Hold, type HotVoucher } from './voucher-state-cache.js';
 
 export interface PartitionOptions {
@@ -47,6 +50,38 @@ const COMMIT_ATTEMPTS = 6;
 const MAX_BATCHES_IN_FLIGHT = 2;
 const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
+/** Other partitions and processes spend a budget too: what this one knows of it is read again this often. */
+const BUDGET_TTL_MS = 1_000;
+
+/** What a budgeted campaign has used, per period, as last read, plus what this partition's batch in commit takes. */
+interface BudgetState {
+  loadedAt: number;
+  stale: boolean;
+  used: Map<string, { uses: number; amount: number }>;
+  pending: { uses: number; amount: number };
+}
+
+/** The budget periods a decision at `now` counts in, with their limits. */
+function budgetSlots(v: VoucherSnapshot, now: number): Array<{ period: string; maxUses: number | null; maxAmount: number | null }> {
+  const budget = v.campaign?.budget;
+  if (!budget) return [];
+  const p = budgetPeriods(now, v.timeZone);
+  const slots: Array<{ period: string; maxUses: number | null; maxAmount: number | null }> = [];
+  const add = (period: string, limit: { redemptions?: number | undefined; discountAmount?: number | undefined } | undefined) => {
+    if (limit) slots.push({ period, maxUses: limit.redemptions ?? null, maxAmount: limit.discountAmount ?? null });
+  };
+  add('total', budget.total);
+  add(p.day, budget.daily);
+  add(p.week, budget.weekly);
+  add(p.month, budget.monthly);
+  return slots;
+}
+
+/** A request names a voucher code, or a promotion tier (a voucher row of kind TIER): the other kind is not found. */
+function ofKind(entry: HotVoucher | undefined, kind: 'CODE' | 'TIER' | undefined): VoucherSnapshot | undefined {
+  const v = entry?.snapshot ?? undefined;
+  return v && v.kind === (kind ?? 'CODE') ? v : undefined;
+}
 
 /** Working copy of what a batch takes from one voucher, before it commits. */
 interface Taken {
@@ -62,6 +97,7 @@ export class PartitionRuntime {
   private inFlight = 0;
   private readonly holds = new Map<string, { holds: Hold[]; timer: NodeJS.Timeout }>();
   private readonly recentKeys = new LRUCache<string, { hash: string; response: Record<string, unknown> }>({ max: RECENT_KEYS });
+  private readonly budgets = new LRUCache<string, BudgetState>({ max: 10_000 });
   private readonly now: () => number;
 
   constructor(private readonly options: PartitionOptions) {
@@ -107,9 +143,12 @@ export class PartitionRuntime {
       case 'forget':
         // One code: its entry (also a "no such voucher" one) is read again. A campaign: its vouchers. Neither (codes
         // generated in bulk): every "no such voucher" entry of the workspace goes.
-        if (call.code !== undefined) this.cache.markStale(voucherKey(call.workspaceId, call.code));
-        else if (call.campaignId !== undefined) this.cache.markCampaignStale(call.workspaceId, call.campaignId);
-        else this.cache.dropMissing(call.workspaceId);
+        if (call.rules) this.cache.markWorkspaceStale(call.workspaceId);
+        else if (call.code !== undefined) this.cache.markStale(voucherKey(call.workspaceId, call.code));
+        else if (call.campaignId !== undefined) {
+          this.cache.markCampaignStale(call.workspaceId, call.campaignId);
+          this.budgets.delete(call.campaignId);
+        } else this.cache.dropMissing(call.workspaceId);
         reply(null);
         return true;
       case 'release':
@@ -118,19 +157,19 @@ export class PartitionRuntime {
         return true;
       case 'validate': {
         const entry = this.cache.fresh(voucherKey(call.workspaceId, call.code), now);
-        if (!entry || !this.customerLoaded(entry, call.customer)) return false;
+        if (!entry || !this.ready(entry, call.customer, now)) return false;
         reply(this.validate(entry, call, now));
         return true;
       }
       case 'snapshot': {
         const entries = call.codes.map((code) => this.cache.fresh(voucherKey(call.workspaceId, code), now));
-        if (entries.some((e) => !e || !this.customerLoaded(e, call.customer))) return false;
-        reply(this.snapshot(call.codes, entries as HotVoucher[], call.customer));
+        if (entries.some((e) => !e || !this.ready(e, call.customer, now))) return false;
+        reply(this.snapshot(call.codes, entries as HotVoucher[], call.customer, now));
         return true;
       }
       case 'hold': {
         const entries = call.items.map((i) => this.cache.fresh(voucherKey(call.workspaceId, i.code), now));
-        if (entries.some((e) => !e || !this.customerLoaded(e, call.customer))) return false;
+        if (entries.some((e) => !e || !this.ready(e, call.customer, now))) return false;
         reply(this.hold(call.workspaceId, call.holdId, call.items, entries as HotVoucher[], call.customer));
         return true;
       }
@@ -139,8 +178,40 @@ export class PartitionRuntime {
     }
   }
 
-  private customerLoaded(entry: HotVoucher, customer: CustomerUse): boolean {
-    return !entry.snapshot || customer.id === null || entry.customerUses.has(customer.id);
+  /** Everything a decision about this entry reads is in memory: the customer's uses and the campaign's budget. */
+  private ready(entry: HotVoucher, customer: CustomerUse, now: number): boolean {
+    if (!entry.snapshot) return true;
+    if (customer.id !== null && !entry.customerUses.has(customer.id)) return false;
+    return !entry.snapshot.campaign?.budget || this.budgetFresh(entry.snapshot, now);
+  }
+
+  private budgetFresh(v: VoucherSnapshot, now: number): boolean {
+    const state = this.budgets.get(v.campaign!.id);
+    if (!state || state.stale || now - state.loadedAt > BUDGET_TTL_MS) return false;
+    return budgetSlots(v, now).every((slot) => state.used.has(slot.period));
+  }
+
+  /** What is left of a campaign's budget in its tightest period, after the batch in commit and `taken` here. */
+  private budgetLeft(v: VoucherSnapshot, now: number, taken?: { uses: number; amount: number }): BudgetLeft | undefined {
+    if (!v.campaign?.budget) return undefined;
+    const state = this.budgets.get(v.campaign.id);
+    const left: BudgetLeft = { uses: null, amount: null };
+    for (const slot of budgetSlots(v, now)) {
+      const used = state?.used.get(slot.period) ?? { uses: 0, amount: 0 };
+      const spentUses = used.uses + (state?.pending.uses ?? 0) + (taken?.uses ?? 0);
+      const spentAmount = used.amount + (state?.pending.amount ?? 0) + (taken?.amount ?? 0);
+      if (slot.maxUses !== null) left.uses = Math.min(left.uses ?? Infinity, slot.maxUses - spentUses);
+      if (slot.maxAmount !== null) left.amount = Math.min(left.amount ?? Infinity, slot.maxAmount - spentAmount);
+    }
+    return left;
+  }
+
+  /** The use context of a decision: counts, holds and pending takes, the customer's facts, the budget left. */
+  private useOf(entry: HotVoucher, customer: CustomerUse, now: number, extra?: { uses: number; balance: number; byCustomer: number }, campaignTaken?: { uses: number; amount: number }): UseContext {
+    const use = useContext(entry, customer.id, customer.given, extra);
+    use.facts = customer.facts;
+    use.budget = this.budgetLeft(entry.snapshot!, now, campaignTaken);
+    return use;
   }
 
   /** Vouchers of the batches in flight: the next batch leaves them alone, so a hot code's requests gather into one
@@ -229,7 +300,7 @@ export class PartitionRuntime {
       const call = item.call;
       const key = (code: string) => voucherKey((call as { workspaceId: string }).workspaceId, code);
       if (call.type === 'validate') this.answer(item, this.validate(this.cache.peek(key(call.code))!, call, now));
-      else if (call.type === 'snapshot') this.answer(item, this.snapshot(call.codes, call.codes.map((c) => this.cache.peek(key(c))!), call.customer));
+      else if (call.type === 'snapshot') this.answer(item, this.snapshot(call.codes, call.codes.map((c) => this.cache.peek(key(c))!), call.customer, now));
       else if (call.type === 'hold') {
         this.answer(item, this.hold(call.workspaceId, call.holdId, call.items, call.items.map((i) => this.cache.peek(key(i.code))!), call.customer));
       } else writes.push(item);
@@ -268,6 +339,28 @@ export class PartitionRuntime {
       for (const u of usage.values()) u.entry.customerUses.set(u.customerId, 0);
       for (const c of counts) usage.get(usageKey(c.voucherId, c.customerId))?.entry.customerUses.set(c.customerId, c.uses);
     }
+    await this.loadBudgets(items, now);
+  }
+
+  /** Reads the usage of the budgeted campaigns the batch decides on, unless fresh. */
+  private async loadBudgets(items: Item[], now: number): Promise<void> {
+    const wanted = new Map<string, VoucherSnapshot>();
+    for (const { call } of items) {
+      for (const code of codesOf(call)) {
+        const v = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code))?.snapshot;
+        if (v?.campaign?.budget && !this.budgetFresh(v, now)) wanted.set(v.campaign.id, v);
+      }
+    }
+    if (wanted.size === 0) return;
+    const periods = new Set<string>();
+    for (const v of wanted.values()) for (const slot of budgetSlots(v, now)) periods.add(slot.period);
+    const rows = await loadBudgetUsage(this.options.db, [...wanted.keys()], [...periods]);
+    for (const [campaignId, v] of wanted) {
+      const used = new Map(budgetSlots(v, now).map((slot) => [slot.period, { uses: 0, amount: 0 }]));
+      for (const r of rows) if (r.campaignId === campaignId && used.has(r.period)) used.set(r.period, { uses: r.uses, amount: r.amount });
+      const previous = this.budgets.get(campaignId);
+      this.budgets.set(campaignId, { loadedAt: now, stale: false, used, pending: previous?.pending ?? { uses: 0, amount: 0 } });
+    }
   }
 
   private async loadRollbackTargets(items: Item[]): Promise<Map<string, StoredRedemption>> {
@@ -279,8 +372,8 @@ export class PartitionRuntime {
   // ---- reads -------------------------------------------------------------------------------------------------------
 
   private validate(entry: HotVoucher, call: Extract<PartitionCall, { type: 'validate' }>, now: number): ValidationOutcome {
-    const v = entry.snapshot ?? undefined;
-    const use = v ? useContext(entry, call.customer.id, call.customer.given) : noUse(call.customer);
+    const v = ofKind(entry, call.kind);
+    const use = v ? this.useOf(entry, call.customer, now) : noUse(call.customer);
     const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
     if (!decision.ok) return { valid: false, ...refusalFields(decision) };
     return {
@@ -296,13 +389,13 @@ export class PartitionRuntime {
     };
   }
 
-  private snapshot(codes: string[], entries: HotVoucher[], customer: CustomerUse): SnapshotEntry[] {
+  private snapshot(codes: string[], entries: HotVoucher[], customer: CustomerUse, now: number): SnapshotEntry[] {
     return codes.map((code, i) => {
       const entry = entries[i]!;
       return {
         code,
         voucher: entry.snapshot,
-        use: entry.snapshot ? useContext(entry, customer.id, customer.given) : noUse(customer),
+        use: entry.snapshot ? this.useOf(entry, customer, now) : noUse(customer),
       };
     });
   }
@@ -360,14 +453,16 @@ export class PartitionRuntime {
         for (const item of pending) this.refuse(item, new ProblemError('service_unavailable', 'the voucher kept changing; retry', { headers: { 'Retry-After': '1' } }));
         return;
       }
-      const { plan, outcomes, taken, touched } = this.plan(pending, rollbackRows);
+      const { plan, outcomes, taken, touched, campaignTaken } = this.plan(pending, rollbackRows);
       this.setPending(taken, +1);
+      this.setBudgetPending(campaignTaken, +1);
       let result;
       const started = performance.now();
       try {
         result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan);
       } finally {
         this.setPending(taken, -1);
+        this.setBudgetPending(campaignTaken, -1);
       }
       this.counters.batches += 1;
       this.counters.writes += pending.length;
@@ -375,6 +470,7 @@ export class PartitionRuntime {
       if (!result.ok) this.counters.retries += 1;
       if (result.ok) {
         this.applyCommitted(touched, result.vouchers, result.usage);
+        this.applyBudgets(plan.budgets, plan.rollbackIds.length > 0);
         for (const item of pending) {
           const outcome = outcomes.get(item)!;
           if (outcome instanceof Error) this.refuse(item, outcome);
@@ -389,6 +485,7 @@ export class PartitionRuntime {
       // Someone else (another partition, process or stack) got there first: reload what was stale, decide again.
       for (const id of result.staleVouchers) this.markVoucherIdStale(pending, id);
       for (const u of result.staleUsage) this.markVoucherIdStale(pending, u.voucherId);
+      for (const id of result.staleBudgets) this.budgets.delete(id);
       for (const id of result.racedRollbacks) rollbackRows.delete(id);
       if (result.racedRollbacks.length) {
         for (const row of await loadRedemptions(this.options.db, result.racedRollbacks)) rollbackRows.set(row.id, row);
@@ -465,6 +562,29 @@ export class PartitionRuntime {
     this.answer(item, { ...stored.response, idempotent: true });
   }
 
+  private setBudgetPending(campaignTaken: Map<string, { uses: number; amount: number }>, sign: 1 | -1): void {
+    for (const [campaignId, t] of campaignTaken) {
+      const state = this.budgets.get(campaignId);
+      if (!state) continue;
+      state.pending.uses += sign * t.uses;
+      state.pending.amount += sign * t.amount;
+    }
+  }
+
+  /** After COMMIT: what the batch added to its campaigns' budgets is now used. A rollback makes us read them again. */
+  private applyBudgets(budgets: ReturnType<typeof emptyPlan>['budgets'], hadRollbacks: boolean): void {
+    for (const b of budgets.values()) {
+      const state = this.budgets.get(b.campaignId);
+      if (!state) continue;
+      if (hadRollbacks) {
+        state.stale = true;
+        continue;
+      }
+      const used = state.used.get(b.period);
+      if (used) state.used.set(b.period, { uses: used.uses + b.uses, amount: used.amount + b.amount });
+    }
+  }
+
   private setPending(taken: Map<HotVoucher, Taken>, sign: 1 | -1): void {
     for (const [entry, t] of taken) {
       entry.pendingUses += sign * t.uses;
@@ -497,6 +617,8 @@ export class PartitionRuntime {
     const taken = new Map<HotVoucher, Taken>();
     const rolledBackHere = new Set<string>();
     const touched = new Set<HotVoucher>();
+    // What this batch's redemptions take from each budgeted campaign (every redemption of a batch falls in the same periods).
+    const campaignTaken = new Map<string, { uses: number; amount: number }>();
     const take = (entry: HotVoucher): Taken => {
       let t = taken.get(entry);
       if (!t) taken.set(entry, (t = { uses: 0, balance: 0, byCustomer: new Map() }));
@@ -507,10 +629,14 @@ export class PartitionRuntime {
     for (const item of items) {
       const call = item.call as WriteCall;
       const entry = this.cache.peek(voucherKey(call.workspaceId, call.code));
-      const v = entry?.snapshot ?? undefined;
+      const v = call.type === 'redeem' ? ofKind(entry, call.kind) : (entry?.snapshot ?? undefined);
       if (call.type === 'redeem') {
         const t = entry && v ? take(entry) : undefined;
-        const use = entry && v && t ? useContext(entry, call.customer.id, call.customer.given, { uses: t.uses, balance: t.balance, byCustomer: call.customer.id ? (t.byCustomer.get(call.customer.id) ?? 0) : 0 }) : noUse(call.customer);
+        const spent = v?.campaign?.budget ? campaignTaken.get(v.campaign.id) : undefined;
+        const use =
+          entry && v && t
+            ? this.useOf(entry, call.customer, now, { uses: t.uses, balance: t.balance, byCustomer: call.customer.id ? (t.byCustomer.get(call.customer.id) ?? 0) : 0 }, spent)
+            : noUse(call.customer);
         const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
         let outcome: RedemptionOutcome;
         if (!decision.ok) {
@@ -519,6 +645,10 @@ export class PartitionRuntime {
           const voucher = v!;
           t!.uses += 1;
           if (decision.kind === 'GIFT') t!.balance += decision.amount;
+          if (voucher.campaign?.budget) {
+            const c = campaignTaken.get(voucher.campaign.id) ?? { uses: 0, amount: 0 };
+            campaignTaken.set(voucher.campaign.id, { uses: c.uses + 1, amount: c.amount + decision.amount });
+          }
           if (call.customer.id) t!.byCustomer.set(call.customer.id, (t!.byCustomer.get(call.customer.id) ?? 0) + 1);
           const id = planRedemption(plan, {
             voucher,
@@ -535,6 +665,7 @@ export class PartitionRuntime {
             redemption: {
               id,
               voucherCode: voucher.code,
+              ...(voucher.kind === 'TIER' ? { tierId: voucher.id } : {}),
               amount: decision.amount,
               ...(call.customer.id ? { customerId: call.customer.id } : {}),
               ...(call.order?.id ? { orderId: call.order.id } : {}),
@@ -563,6 +694,7 @@ export class PartitionRuntime {
             t.uses -= 1;
             if (row.kind === 'GIFT') t.balance -= row.amount;
             planDelta(plan, v, -1, row.kind === 'GIFT' ? row.amount : 0);
+            if (row.campaignId === v.campaignId) planBudget(plan, v, row.createdAt.getTime(), -1, row.amount);
             if (row.kind === 'GIFT') planLedger(plan, v, { type: 'ROLLBACK', amount: row.amount, redemptionId: row.id }, createdAt);
           }
           if (row.customerId && v && v.id === row.voucherId) planUsage(plan, v, row.customerId, -1);
@@ -608,7 +740,7 @@ export class PartitionRuntime {
         }));
       }
     }
-    return { plan, outcomes, taken, touched };
+    return { plan, outcomes, taken, touched, campaignTaken };
   }
 }
 

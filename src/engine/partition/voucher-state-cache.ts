@@ -95,6 +95,13 @@ export class VoucherStateCache {
     }
   }
 
+  /** A rule or a workspace setting changed: every voucher of the workspace is read again before its next decision. */
+  markWorkspaceStale(workspaceId: string): void {
+    for (const entry of this.entries.values()) {
+      if (entry.snapshot?.workspaceId === workspaceId) entry.stale = true;
+    }
+  }
+
   /** A voucher created or generated: forget every "no such voucher" entry of the workspace. */
   dropMissing(workspaceId: string): void {
     const prefix = voucherKey(workspaceId, '');

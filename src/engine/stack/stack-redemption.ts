@@ -5,6 +5,7 @@
 import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
+import { tierCode } from '../../domains/promotions/tier.queries.js';
 import { evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
@@ -14,6 +15,8 @@ import { emptyPlan, PlanCommitter, planRedemption } from '../partition/group-com
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
+/** A stack whose tier entries name their tier's internal code. */
+type ResolvedStack = Omit<StackRequest, 'vouchers'> & { vouchers: Array<{ code: string; amount?: number | undefined; tierId?: string | undefined }> };
 
 const ATTEMPTS = 6;
 
@@ -46,7 +49,7 @@ export class StackRedemption {
     }
   }
 
-  private async replayed(request: StackRequest): Promise<StackOutcome | undefined> {
+  private async replayed(request: Pick<StackRequest, 'workspaceId' | 'idempotency'>): Promise<StackOutcome | undefined> {
     const [stored] = await loadIdempotencyKeys(this.db, [{ workspaceId: request.workspaceId, key: request.idempotency.key }]);
     if (!stored) return undefined;
     if (stored.requestHash !== request.idempotency.hash) {
@@ -59,7 +62,9 @@ export class StackRedemption {
    * No lookup of the key first: a repeated request is evaluated again, and its commit finds the key taken and answers
    * the stored outcome instead. That saves a query on every stack; replays cost one evaluation.
    */
-  private async redeemOnce(request: StackRequest): Promise<StackOutcome> {
+  private async redeemOnce(original: StackRequest): Promise<StackOutcome> {
+    // A tier entry is its voucher row's internal code; the snapshot must then be a tier (and a code entry a code).
+    const request: ResolvedStack = { ...original, vouchers: original.vouchers.map((v) => ({ ...v, code: v.tierId !== undefined ? tierCode(v.tierId) : v.code! })) };
     const partitions = this.partitionsOf(request);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const entries = await this.snapshots(request, partitions);
@@ -120,7 +125,7 @@ export class StackRedemption {
       plan.events.push({
         workspaceId: request.workspaceId,
         type: 'voucher.stack.redeemed',
-        payload: { stackId, redemptions: results.map((r) => ({ redemptionId: r.redemptionId, voucherCode: r.voucherCode, amount: r.amount })) },
+        payload: { stackId, redemptions: results.map((r) => ({ redemptionId: r.redemptionId, ...(r.tierId !== undefined ? { tierId: r.tierId } : { voucherCode: r.voucherCode }), amount: r.amount })) },
       });
       const outcome: StackOutcome = { ok: true, stackId, results, order: orderTotals(request.order, evaluation.state) };
       let written: Awaited<ReturnType<StackRedemption['commit']>>;
@@ -141,7 +146,7 @@ export class StackRedemption {
     throw new ProblemError('service_unavailable', 'the vouchers of this stack kept changing; retry', { headers: { 'Retry-After': '1' } });
   }
 
-  private partitionsOf(request: StackRequest): Map<number, string[]> {
+  private partitionsOf(request: { workspaceId: string; vouchers: Array<{ code: string }> }): Map<number, string[]> {
     const byPartition = new Map<number, string[]>();
     for (const code of new Set(request.vouchers.map((v) => v.code))) {
       const p = this.router.route(request.workspaceId, code);
@@ -150,7 +155,7 @@ export class StackRedemption {
     return byPartition;
   }
 
-  private async snapshots(request: StackRequest, partitions: Map<number, string[]>): Promise<StackEntry[]> {
+  private async snapshots(request: ResolvedStack, partitions: Map<number, string[]>): Promise<StackEntry[]> {
     const byCode = new Map<string, SnapshotEntry>();
     const answers = await Promise.all(
       [...partitions.keys()].map((p) =>
@@ -160,11 +165,12 @@ export class StackRedemption {
     for (const answer of answers) for (const entry of answer) byCode.set(entry.code, entry);
     return request.vouchers.map((v) => {
       const entry = byCode.get(v.code)!;
-      return { code: v.code, amount: v.amount, voucher: entry.voucher ?? undefined, use: entry.use };
+      const kindMatches = entry.voucher?.kind === (v.tierId !== undefined ? 'TIER' : 'CODE');
+      return { code: v.code, tierId: v.tierId, amount: v.amount, voucher: kindMatches ? entry.voucher! : undefined, use: entry.use };
     });
   }
 
-  private async commit(request: StackRequest, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<'ok' | 'taken' | 'stale'> {
+  private async commit(request: Pick<StackRequest, 'workspaceId' | 'idempotency'>, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<'ok' | 'taken' | 'stale'> {
     const key: StoredKey = { workspaceId: request.workspaceId, key: request.idempotency.key, requestHash: request.idempotency.hash, response: outcome };
     plan.keys.push(key);
     return this.committer.submit(plan);

@@ -1,0 +1,80 @@
+// Promotion handlers: tiers are voucher rows of kind TIER, so their decisions go to the redemption engine by their
+// internal code; each change tells the engine, which reloads the tier before its next decision.
+import { implement } from '../../contract/handler.js';
+import { invalidField, problem } from '../../contract/problems.js';
+import { refusal, refusalFields } from '../redemptions/redemption.rules.js';
+import { idempotencyClaim, resolveCustomer } from '../redemptions/redemption.service.js';
+import { missingValidationRules } from '../rules/index.js';
+import { promotionContract } from './promotion.contract.js';
+import { qualify } from './qualification.service.js';
+import { deleteTier, findCampaignType, findTier, insertTier, listTiers, tierCode, updateTier } from './tier.queries.js';
+
+const notFound = () => problem('not_found', 'no such promotion tier');
+
+async function assertRulesExist(db: Parameters<typeof missingValidationRules>[0], workspaceId: string, ids: readonly string[] | undefined) {
+  if (!ids?.length) return;
+  const missing = await missingValidationRules(db, workspaceId, ids);
+  if (missing.length) throw invalidField('body.validationRuleIds', `no such validation rules: ${missing.join(', ')}`);
+}
+
+export const promotionHandlers = implement(promotionContract, {
+  async createTier({ input, auth, deps }) {
+    const { id, ...body } = input;
+    const type = await findCampaignType(deps.db, auth.workspaceId, id);
+    if (!type) throw problem('not_found', 'no such campaign');
+    if (type !== 'PROMOTION') throw problem('conflict', `tiers belong to PROMOTION campaigns; this one is ${type}`);
+    await assertRulesExist(deps.db, auth.workspaceId, body.validationRuleIds);
+    const tier = await insertTier(deps.db, auth.workspaceId, id, body);
+    await deps.engine.voucherChanged(auth.workspaceId, tierCode(tier.id));
+    return tier;
+  },
+  async listTiers({ input, auth, deps }) {
+    if (!(await findCampaignType(deps.db, auth.workspaceId, input.id))) throw problem('not_found', 'no such campaign');
+    return listTiers(deps.db, deps.cursors, auth.workspaceId, input.id, input);
+  },
+  async getTier({ input, auth, deps }) {
+    const tier = await findTier(deps.db, auth.workspaceId, input.id);
+    if (!tier) throw notFound();
+    return tier;
+  },
+  async updateTier({ input, auth, deps }) {
+    const { id, ...patch } = input;
+    await assertRulesExist(deps.db, auth.workspaceId, patch.validationRuleIds);
+    const tier = await updateTier(deps.db, auth.workspaceId, id, patch);
+    if (!tier) throw notFound();
+    await deps.engine.voucherChanged(auth.workspaceId, tierCode(id));
+    return tier;
+  },
+  async deleteTier({ input, auth, deps }) {
+    if (!(await deleteTier(deps.db, auth.workspaceId, input.id))) throw notFound();
+    await deps.engine.voucherChanged(auth.workspaceId, tierCode(input.id));
+  },
+  async validatePromotions({ input, auth, deps }) {
+    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, false);
+    if (!customer) throw problem('not_found', 'no such customer');
+    const promotions = await qualify(deps.db, deps.engine, { workspaceId: auth.workspaceId, order: input.order, customer, scope: 'AUTOMATIC', limit: 100 });
+    return { promotions };
+  },
+  async redeemTier({ input, auth, deps }) {
+    const { id, ...body } = input;
+    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, true);
+    if (!customer) return { ok: false, ...refusalFields(refusal('customer_not_found')) };
+    const outcome = await deps.engine.redeem({
+      workspaceId: auth.workspaceId,
+      code: tierCode(id),
+      kind: 'TIER',
+      order: input.order,
+      customer,
+      metadata: input.metadata,
+      idempotency: idempotencyClaim('promotions.redeemTier', id, body),
+    });
+    if (!outcome.ok && outcome.code === 'voucher_not_found') return { ...outcome, ...refusalFields(refusal('promotion_tier_not_found')) };
+    return outcome;
+  },
+  async qualify({ input, auth, deps }) {
+    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, false);
+    if (!customer) throw problem('not_found', 'no such customer');
+    const data = await qualify(deps.db, deps.engine, { workspaceId: auth.workspaceId, order: input.order, customer, scope: input.scope, limit: input.limit });
+    return { data };
+  },
+});
