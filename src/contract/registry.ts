@@ -3,6 +3,7 @@ import { apiKeyContract } from '../domains/access/api-key.contract.js';
 import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
 import { redemptionContract } from '../domains/redemptions/redemption.contract.js';
+import { validationRuleContract } from '../domains/rules/validation-rule.contract.js';
 import { eventContract } from '../domains/events/event.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
@@ -18,4 +19,5 @@ export const operations = Object.freeze([
   ...Object.values(redemptionContract),
   ...Object.values(webhookContract),
   ...Object.values(eventContract),
+  ...Object.values(validationRuleContract),
 ]);
