@@ -1,6 +1,6 @@
 // Workspace operations.
 import { defineOperation } from '../../contract/operation.js';
-import { CreatedWorkspace, CreateWorkspaceBody, Workspace } from './workspace.schemas.js';
+import { CreatedWorkspace, CreateWorkspaceBody, UpdateWorkspaceBody, Workspace } from './workspace.schemas.js';
 
 const tags = ['Workspaces'];
 
@@ -24,6 +24,20 @@ export const workspaceContract = {
     scope: 'workspaces:read',
     summary: "The calling key's workspace",
     tags,
+    output: Workspace,
+  }),
+  updateWorkspace: defineOperation({
+    name: 'workspaces.update',
+    method: 'patch',
+    path: '/workspace',
+    scope: 'workspaces:write',
+    summary: "Update the calling key's workspace settings",
+    description:
+      'Fields left out keep their value. `timeZone` must be an IANA name Intl knows (e.g. `Europe/Berlin`; stored in ' +
+      'its canonical spelling); budget periods follow it from the next redemption on. A new `stackLimit` may take up ' +
+      'to 5 seconds to reach stacks (each web process caches it that long).',
+    tags,
+    body: UpdateWorkspaceBody,
     output: Workspace,
   }),
 };

@@ -1,19 +1,27 @@
 // SQL of workspaces.
 import type { Sql } from '../../platform/database.js';
-import type { Workspace } from './workspace.schemas.js';
+import { presentFields } from '../../platform/partial-update.js';
+import type { UpdateWorkspaceBody, Workspace } from './workspace.schemas.js';
 
 interface WorkspaceRow {
   [column: string]: unknown;
   workspace_id: string;
   name: string;
   stack_limit: number;
+  time_zone: string;
   created_at: Date;
 }
 
-const COLUMNS = 'workspace_id, name, stack_limit, created_at';
+const COLUMNS = 'workspace_id, name, stack_limit, time_zone, created_at';
 
 function toWorkspace(row: WorkspaceRow): Workspace {
-  return { id: row.workspace_id, name: row.name, stackLimit: row.stack_limit, createdAt: row.created_at.toISOString() };
+  return {
+    id: row.workspace_id,
+    name: row.name,
+    stackLimit: row.stack_limit,
+    timeZone: row.time_zone,
+    createdAt: row.created_at.toISOString(),
+  };
 }
 
 export async function insertWorkspace(db: Sql, name: string): Promise<Workspace> {
@@ -23,6 +31,30 @@ export async function insertWorkspace(db: Sql, name: string): Promise<Workspace>
 
 export async function findWorkspace(db: Sql, workspaceId: string): Promise<Workspace | undefined> {
   const { rows } = await db.query<WorkspaceRow>(`SELECT ${COLUMNS} FROM workspaces WHERE workspace_id = $1`, [workspaceId]);
+  return rows[0] && toWorkspace(rows[0]);
+}
+
+/**
+ * Applies the fields present in the patch ($2 names them). A changed stack limit or time zone bumps
+ * promotions_version, so qualification indexes built on the old settings are rebuilt.
+ */
+export async function updateWorkspace(db: Sql, workspaceId: string, patch: UpdateWorkspaceBody): Promise<Workspace | undefined> {
+  const { rows } = await db.query<WorkspaceRow>(
+    `WITH next AS (
+       SELECT workspace_id,
+         CASE WHEN 'name' = ANY($2) THEN $3::text ELSE name END AS name,
+         CASE WHEN 'stackLimit' = ANY($2) THEN $4::int ELSE stack_limit END AS stack_limit,
+         CASE WHEN 'timeZone' = ANY($2) THEN $5::text ELSE time_zone END AS time_zone
+       FROM workspaces WHERE workspace_id = $1 FOR UPDATE
+     )
+     UPDATE workspaces w SET name = n.name, stack_limit = n.stack_limit, time_zone = n.time_zone,
+       promotions_version = w.promotions_version
+         + CASE WHEN (n.stack_limit, n.time_zone) IS DISTINCT FROM (w.stack_limit, w.time_zone) THEN 1 ELSE 0 END
+     FROM next n
+     WHERE w.workspace_id = n.workspace_id
+     RETURNING w.workspace_id, w.name, w.stack_limit, w.time_zone, w.created_at`,
+    [workspaceId, presentFields(patch), patch.name ?? null, patch.stackLimit ?? null, patch.timeZone ?? null],
+  );
   return rows[0] && toWorkspace(rows[0]);
 }
 

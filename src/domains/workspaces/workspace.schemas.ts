@@ -1,9 +1,27 @@
-// Workspace resources.
+// Workspace resources and settings.
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { TimeZone } from '../rules/schedule.schemas.js';
+
+/** The zone's canonical spelling as Intl resolves it (`europe/berlin` → `Europe/Berlin`, `utc` → `UTC`). */
+export function canonicalTimeZone(value: string): string {
+  return new Intl.DateTimeFormat('en-US', { timeZone: value }).resolvedOptions().timeZone;
+}
+
+export const StackLimit = z.number().int().min(1).max(30).meta({ description: 'At most this many vouchers in one stack (1..30).' });
 
 export const Workspace = z
-  .object({ id: Uuid, name: z.string(), stackLimit: z.number().int(), createdAt: Timestamp })
+  .object({
+    id: Uuid,
+    name: z.string(),
+    stackLimit: StackLimit,
+    timeZone: TimeZone.meta({
+      description:
+        "The workspace's IANA time zone (default UTC): campaign budget days, weeks and months are counted in it, and " +
+        'schedules without a timeZone of their own follow it.',
+    }),
+    createdAt: Timestamp,
+  })
   .meta({ id: 'Workspace' });
 export type Workspace = z.infer<typeof Workspace>;
 
@@ -12,4 +30,13 @@ export const CreatedWorkspace = Workspace.extend({
 }).meta({ id: 'CreatedWorkspace' });
 export type CreatedWorkspace = z.infer<typeof CreatedWorkspace>;
 
-export const CreateWorkspaceBody = z.object({ name: z.string().trim().min(1).max(200) });
+export const WorkspaceName = z.string().trim().min(1).max(200);
+
+export const CreateWorkspaceBody = z.object({ name: WorkspaceName });
+
+export const UpdateWorkspaceBody = z.object({
+  name: WorkspaceName.optional(),
+  stackLimit: StackLimit.optional(),
+  timeZone: TimeZone.optional(),
+});
+export type UpdateWorkspaceBody = z.infer<typeof UpdateWorkspaceBody>;
