@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { budgetPeriods } from '../../src/domains/campaigns/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -7,6 +8,18 @@ beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(async () => service?.close());
+
+async function createRule(workspaceId: string): Promise<string> {
+  const { rows } = await service.pool.query<{ id: string }>(
+    `INSERT INTO validation_rules (workspace_id, name, conditions) VALUES ($1, 'rule', '{"field":"order.amount","op":"gte","value":0}')
+     RETURNING id`,
+    [workspaceId],
+  );
+  return rows[0]!.id;
+}
+
+const schedule = { timeZone: 'Europe/Berlin', daysOfWeek: [1, 2, 3, 4, 5], windows: [{ start: '09:00', end: '17:30' }] };
+const budget = { total: { redemptions: 1000, discountAmount: 500_000 }, daily: { redemptions: 50 }, monthly: { discountAmount: 90_000 } };
 
 const template = {
   type: 'DISCOUNT',
@@ -32,9 +45,13 @@ describe('campaigns: happy path', () => {
       currency: null,
       voucher: null,
       validationRuleIds: [],
+      schedule: null,
+      budget: null,
+      oncePerCustomer: false,
       metadata: {},
     });
     expect(created.body.createdAt).toBe(created.body.updatedAt);
+    expect(created.body).not.toHaveProperty('budgetUsage');
 
     const fetched = await api.get(`/api/v1/campaigns/${created.body.id}`);
     expect(fetched.status).toBe(200);
@@ -46,8 +63,8 @@ describe('campaigns: happy path', () => {
   });
 
   it('keeps every field given at creation, the voucher template included', async () => {
-    const { api } = await service.newWorkspace();
-    const ruleId = randomUUID();
+    const { api, workspaceId } = await service.newWorkspace();
+    const ruleId = await createRule(workspaceId);
     const body = {
       name: 'Black Friday',
       type: 'PROMOTION',
@@ -59,6 +76,9 @@ describe('campaigns: happy path', () => {
       currency: 'USD',
       voucher: template,
       validationRuleIds: [ruleId],
+      schedule,
+      budget,
+      oncePerCustomer: true,
       metadata: { channel: 'web', tier: 2 },
     };
     const created = await api.post('/api/v1/campaigns', body);
@@ -94,6 +114,75 @@ describe('campaigns: happy path', () => {
     });
     expect(Date.parse(updated.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
     expect((await api.get(`/api/v1/campaigns/${created.body.id}`)).body).toEqual(updated.body);
+  });
+
+  it('replaces the schedule and budget whole on update, clears them with null and toggles oncePerCustomer', async () => {
+    const { api } = await service.newWorkspace();
+    const created = await api.post('/api/v1/campaigns', { name: 'Settings', type: 'PROMOTION', schedule, budget });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ schedule, budget, oncePerCustomer: false });
+
+    const replaced = await api.patch(`/api/v1/campaigns/${created.body.id}`, {
+      schedule: { daysOfWeek: [0, 6] },
+      budget: { weekly: { redemptions: 10 } },
+      oncePerCustomer: true,
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ schedule: { daysOfWeek: [0, 6] }, budget: { weekly: { redemptions: 10 } }, oncePerCustomer: true });
+    expect(replaced.body.budget.total).toBeUndefined();
+
+    const untouched = await api.patch(`/api/v1/campaigns/${created.body.id}`, { name: 'Renamed' });
+    expect(untouched.body).toMatchObject({ schedule: { daysOfWeek: [0, 6] }, budget: { weekly: { redemptions: 10 } }, oncePerCustomer: true });
+
+    const cleared = await api.patch(`/api/v1/campaigns/${created.body.id}`, { schedule: null, budget: null, oncePerCustomer: false });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ schedule: null, budget: null, oncePerCustomer: false });
+    const { rows } = await service.pool.query('SELECT schedule, budget, once_per_customer FROM campaigns WHERE id = $1', [created.body.id]);
+    expect(rows[0]).toEqual({ schedule: null, budget: null, once_per_customer: false });
+  });
+
+  it('shows what the current budget periods used, counted in the workspace time zone', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const timeZone = 'Pacific/Kiritimati';
+    expect((await api.patch('/api/v1/workspace', { timeZone })).status).toBe(200);
+    const created = await api.post('/api/v1/campaigns', {
+      name: 'Budgeted',
+      type: 'DISCOUNT_COUPONS',
+      budget: { total: { redemptions: 100 }, daily: { discountAmount: 5000 }, weekly: { redemptions: 20 } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).not.toHaveProperty('budgetUsage');
+
+    const periods = budgetPeriods(Date.now(), timeZone);
+    await service.pool.query(
+      `INSERT INTO campaign_budget_usage (workspace_id, campaign_id, period, redemptions, discount_amount)
+       VALUES ($1, $2, $3, 3, 1200), ($1, $2, 'total', 7, 2900), ($1, $2, 'day:2000-01-01', 99, 99)`,
+      [workspaceId, created.body.id, periods.day],
+    );
+    const fetched = await api.get(`/api/v1/campaigns/${created.body.id}`);
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.budgetUsage).toEqual({
+      total: { redemptions: 7, discountAmount: 2900 },
+      daily: { period: periods.day, redemptions: 3, discountAmount: 1200 },
+      weekly: { period: periods.week, redemptions: 0, discountAmount: 0 },
+    });
+    expect(periods.day).toMatch(/^day:\d{4}-\d{2}-\d{2}$/);
+    expect((await api.get('/api/v1/campaigns')).body.data[0]).not.toHaveProperty('budgetUsage');
+
+    const unbudgeted = await api.patch(`/api/v1/campaigns/${created.body.id}`, { budget: null });
+    expect(unbudgeted.body).not.toHaveProperty('budgetUsage');
+    expect((await api.get(`/api/v1/campaigns/${created.body.id}`)).body).not.toHaveProperty('budgetUsage');
+  });
+
+  it('accepts validation rules of the workspace on create and update', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const [one, two] = [await createRule(workspaceId), await createRule(workspaceId)];
+    const created = await api.post('/api/v1/campaigns', { name: 'Ruled', type: 'PROMOTION', validationRuleIds: [one] });
+    expect(created.status).toBe(201);
+    expect(created.body.validationRuleIds).toEqual([one]);
+    const updated = await api.patch(`/api/v1/campaigns/${created.body.id}`, { validationRuleIds: [two, one] });
+    expect(updated.status).toBe(200);
+    expect(updated.body.validationRuleIds).toEqual([two, one]);
   });
 
   it('deletes a campaign together with its vouchers', async () => {
@@ -177,6 +266,72 @@ describe('campaigns: errors', () => {
     });
     expect(badPercent.status).toBe(400);
     expect(badPercent.body.errors.length).toBeGreaterThan(0);
+  });
+
+  it('refuses malformed budgets, naming the field', async () => {
+    const { api } = await service.newWorkspace();
+    const cases: Array<[unknown, string]> = [
+      [{}, 'body.budget'],
+      [{ daily: {} }, 'body.budget.daily'],
+      [{ total: { redemptions: 0 } }, 'body.budget.total.redemptions'],
+      [{ weekly: { discountAmount: 1.5 } }, 'body.budget.weekly.discountAmount'],
+      [{ monthly: { redemptions: -3 } }, 'body.budget.monthly.redemptions'],
+      [{ yearly: { redemptions: 3 } }, 'body.budget'],
+      ['lots', 'body.budget'],
+    ];
+    const created = await api.post('/api/v1/campaigns', { name: 'Target', type: 'PROMOTION' });
+    for (const [value, path] of cases) {
+      for (const res of [
+        await api.post('/api/v1/campaigns', { name: 'Bad budget', type: 'PROMOTION', budget: value }),
+        await api.patch(`/api/v1/campaigns/${created.body.id}`, { budget: value }),
+      ]) {
+        expect(res.status, JSON.stringify(value)).toBe(400);
+        expect(res.body.code).toBe('invalid_request');
+        expect(res.body.errors.map((e: { path: string }) => e.path), JSON.stringify(value)).toContain(path);
+      }
+    }
+    expect((await api.get(`/api/v1/campaigns/${created.body.id}`)).body.budget).toBeNull();
+    expect((await api.get('/api/v1/campaigns')).body.data).toHaveLength(1);
+  });
+
+  it('refuses malformed schedules, naming the field', async () => {
+    const { api } = await service.newWorkspace();
+    const cases: Array<[unknown, string]> = [
+      [{ timeZone: 'Mars/Olympus_Mons' }, 'body.schedule.timeZone'],
+      [{ daysOfWeek: [7] }, 'body.schedule.daysOfWeek'],
+      [{ windows: [{ start: '25:00', end: '26:00' }] }, 'body.schedule.windows'],
+      [{ windows: [{ start: '18:00', end: '09:00' }] }, 'body.schedule.windows'],
+    ];
+    for (const [value, path] of cases) {
+      const res = await api.post('/api/v1/campaigns', { name: 'Bad schedule', type: 'PROMOTION', schedule: value });
+      expect(res.status, JSON.stringify(value)).toBe(400);
+      const paths: string[] = res.body.errors.map((e: { path: string }) => e.path);
+      expect(paths.some((p) => p.startsWith(path)), `${JSON.stringify(value)} → ${paths.join(', ')}`).toBe(true);
+    }
+    expect((await api.get('/api/v1/campaigns')).body.data).toEqual([]);
+  });
+
+  it('refuses validation rule ids the workspace does not have, naming them', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const other = await service.newWorkspace();
+    const known = await createRule(workspaceId);
+    const foreign = await createRule(other.workspaceId);
+    const unknown = randomUUID();
+    const create = await api.post('/api/v1/campaigns', { name: 'Rules', type: 'PROMOTION', validationRuleIds: [known, unknown, foreign] });
+    expect(create.status).toBe(400);
+    expect(create.body.errors).toHaveLength(1);
+    expect(create.body.errors[0].path).toBe('body.validationRuleIds');
+    expect(create.body.errors[0].message).toContain(unknown);
+    expect(create.body.errors[0].message).toContain(foreign);
+    expect(create.body.errors[0].message).not.toContain(known);
+    expect((await api.get('/api/v1/campaigns')).body.data).toEqual([]);
+
+    const created = await api.post('/api/v1/campaigns', { name: 'Rules', type: 'PROMOTION', validationRuleIds: [known] });
+    const update = await api.patch(`/api/v1/campaigns/${created.body.id}`, { validationRuleIds: [unknown] });
+    expect(update.status).toBe(400);
+    expect(update.body.errors).toEqual([expect.objectContaining({ path: 'body.validationRuleIds', message: expect.stringContaining(unknown) })]);
+    expect((await api.get(`/api/v1/campaigns/${created.body.id}`)).body.validationRuleIds).toEqual([known]);
+    expect((await api.patch(`/api/v1/campaigns/${randomUUID()}`, { validationRuleIds: [unknown] })).status).toBe(404);
   });
 
   it('answers 404 for a missing campaign on get, update and delete, and 400 for a malformed id', async () => {

@@ -14,7 +14,9 @@ export const campaignContract = {
     path: '/campaigns',
     scope: 'campaigns:write',
     summary: 'Create a campaign',
-    description: 'The `voucher` template is copied into each voucher created in the campaign, for the fields its creation leaves out.',
+    description:
+      'The `voucher` template is copied into each voucher created in the campaign, for the fields its creation leaves out. ' +
+      '`validationRuleIds` must name rules of the workspace (400 naming the missing ones).',
     tags,
     body: CreateCampaignBody,
     output: Campaign,
@@ -36,6 +38,7 @@ export const campaignContract = {
     path: '/campaigns/{id}',
     scope: 'campaigns:read',
     summary: 'Get a campaign',
+    description: "With a budget, `budgetUsage` tells what its current periods (in the workspace's time zone) used so far.",
     tags,
     params,
     output: Campaign,
@@ -46,7 +49,9 @@ export const campaignContract = {
     path: '/campaigns/{id}',
     scope: 'campaigns:write',
     summary: 'Update a campaign',
-    description: 'Fields left out keep their value; `type` cannot change. Existing vouchers keep what they copied from the template.',
+    description:
+      'Fields left out keep their value; `type` cannot change. Existing vouchers keep what they copied from the template. ' +
+      'A new `budget` or `schedule` replaces the previous one whole; null removes it. Redemptions see the change at once.',
     tags,
     params,
     body: UpdateCampaignBody,

@@ -1,13 +1,36 @@
 // Campaign handlers.
 import { implement } from '../../contract/handler.js';
 import { invalidField as invalid, problem } from '../../contract/problems.js';
+import type { Sql } from '../../platform/database.js';
+import { missingValidationRules } from '../rules/index.js';
+import { findWorkspace } from '../workspaces/index.js';
+import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.rules.js';
 import { campaignContract } from './campaign.contract.js';
-import { deleteCampaign, findCampaign, insertCampaign, listCampaigns, updateCampaign } from './campaign.queries.js';
+import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, updateCampaign } from './campaign.queries.js';
+import type { Campaign } from './campaign.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
 
+/** The 400 for rule ids missing from the workspace, or undefined when all exist. */
+async function unknownValidationRules(db: Sql, workspaceId: string, ids: string[] | undefined) {
+  if (!ids?.length) return undefined;
+  const missing = await missingValidationRules(db, workspaceId, ids);
+  return missing.length ? invalid('body.validationRuleIds', `no validation rule in this workspace with id ${missing.join(', ')}`) : undefined;
+}
+
+/** The campaign with what its budget's current periods (in the workspace's time zone) used so far. */
+async function withBudgetUsage(db: Sql, workspaceId: string, campaign: Campaign): Promise<Campaign> {
+  if (!campaign.budget) return campaign;
+  const workspace = await findWorkspace(db, workspaceId);
+  const periods = budgetPeriods(Date.now(), workspace?.timeZone ?? 'UTC');
+  const used = await findBudgetUsage(db, workspaceId, campaign.id, budgetPeriodKeys(campaign.budget, periods));
+  return { ...campaign, budgetUsage: budgetUsage(campaign.budget, periods, used) };
+}
+
 export const campaignHandlers = implement(campaignContract, {
   async createCampaign({ input, auth, deps }) {
+    const refusal = await unknownValidationRules(deps.db, auth.workspaceId, input.validationRuleIds);
+    if (refusal) throw refusal;
     return insertCampaign(deps.db, auth.workspaceId, input);
   },
   async listCampaigns({ input, auth, deps }) {
@@ -16,7 +39,7 @@ export const campaignHandlers = implement(campaignContract, {
   async getCampaign({ input, auth, deps }) {
     const campaign = await findCampaign(deps.db, auth.workspaceId, input.id);
     if (!campaign) throw notFound();
-    return campaign;
+    return withBudgetUsage(deps.db, auth.workspaceId, campaign);
   },
   async updateCampaign({ input, auth, deps }) {
     const { id, type, ...patch } = input;
@@ -25,6 +48,8 @@ export const campaignHandlers = implement(campaignContract, {
       if (!current) throw notFound();
       if (current.type !== type) throw invalid('body.type', `the campaign type cannot change (it is ${current.type})`);
     }
+    const refusal = await unknownValidationRules(deps.db, auth.workspaceId, patch.validationRuleIds);
+    if (refusal) throw (await findCampaign(deps.db, auth.workspaceId, id)) ? refusal : notFound();
     const updated = await updateCampaign(deps.db, auth.workspaceId, id, patch);
     if (updated) {
       await deps.engine.campaignChanged(auth.workspaceId, id);

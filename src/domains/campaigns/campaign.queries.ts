@@ -3,13 +3,18 @@ import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import type { Schedule } from '../rules/schedule.schemas.js';
 import type { VoucherTemplate } from '../vouchers/voucher.schemas.js';
+import type { PeriodUse } from './campaign-budget.rules.js';
+import type { Budget } from './campaign-budget.schemas.js';
 import type { Campaign, CampaignType, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
 
-const COLUMNS = `id, workspace_id, name, type, active, start_date, expiration_date, priority, exclusive, currency,
-  voucher_template, validation_rule_ids, metadata, created_at, updated_at`;
-const UPDATED_COLUMNS = `c.id, c.workspace_id, c.name, c.type, c.active, c.start_date, c.expiration_date, c.priority,
-  c.exclusive, c.currency, c.voucher_template, c.validation_rule_ids, c.metadata, c.created_at, c.updated_at`;
+const COLUMN_NAMES = [
+  'id', 'workspace_id', 'name', 'type', 'active', 'start_date', 'expiration_date', 'priority', 'exclusive', 'currency',
+  'voucher_template', 'validation_rule_ids', 'schedule', 'budget', 'once_per_customer', 'metadata', 'created_at', 'updated_at',
+];
+const COLUMNS = COLUMN_NAMES.join(', ');
+const UPDATED_COLUMNS = COLUMN_NAMES.map((column) => `c.${column}`).join(', ');
 
 interface CampaignRow {
   [column: string]: unknown;
@@ -25,6 +30,9 @@ interface CampaignRow {
   currency: string | null;
   voucher_template: VoucherTemplate | null;
   validation_rule_ids: string[];
+  schedule: Schedule | null;
+  budget: Budget | null;
+  once_per_customer: boolean;
   metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -43,6 +51,9 @@ function toCampaign(row: CampaignRow): Campaign {
     currency: row.currency,
     voucher: row.voucher_template,
     validationRuleIds: row.validation_rule_ids,
+    schedule: row.schedule,
+    budget: row.budget,
+    oncePerCustomer: row.once_per_customer,
     metadata: row.metadata,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -52,8 +63,8 @@ function toCampaign(row: CampaignRow): Campaign {
 export async function insertCampaign(db: Sql, workspaceId: string, campaign: CreateCampaignBody): Promise<Campaign> {
   const { rows } = await db.query<CampaignRow>(
     `INSERT INTO campaigns (workspace_id, name, type, active, start_date, expiration_date, priority, exclusive, currency,
-       voucher_template, validation_rule_ids, metadata)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLUMNS}`,
+       voucher_template, validation_rule_ids, metadata, schedule, budget, once_per_customer)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${COLUMNS}`,
     [
       workspaceId,
       campaign.name,
@@ -67,6 +78,9 @@ export async function insertCampaign(db: Sql, workspaceId: string, campaign: Cre
       campaign.voucher ?? null,
       campaign.validationRuleIds,
       campaign.metadata,
+      campaign.schedule ?? null,
+      campaign.budget ?? null,
+      campaign.oncePerCustomer,
     ],
   );
   return toCampaign(rows[0]!);
@@ -100,12 +114,16 @@ export async function updateCampaign(
          CASE WHEN 'currency' = ANY($3) THEN $10::text ELSE currency END AS currency,
          CASE WHEN 'voucher' = ANY($3) THEN $11::jsonb ELSE voucher_template END AS voucher_template,
          CASE WHEN 'validationRuleIds' = ANY($3) THEN $12::uuid[] ELSE validation_rule_ids END AS validation_rule_ids,
-         CASE WHEN 'metadata' = ANY($3) THEN $13::jsonb ELSE metadata END AS metadata
+         CASE WHEN 'metadata' = ANY($3) THEN $13::jsonb ELSE metadata END AS metadata,
+         CASE WHEN 'schedule' = ANY($3) THEN $14::jsonb ELSE schedule END AS schedule,
+         CASE WHEN 'budget' = ANY($3) THEN $15::jsonb ELSE budget END AS budget,
+         CASE WHEN 'oncePerCustomer' = ANY($3) THEN $16::boolean ELSE once_per_customer END AS once_per_customer
        FROM campaigns WHERE workspace_id = $1 AND id = $2 FOR UPDATE
      )
      UPDATE campaigns c SET name = n.name, active = n.active, start_date = n.start_date, expiration_date = n.expiration_date,
        priority = n.priority, exclusive = n.exclusive, currency = n.currency, voucher_template = n.voucher_template,
-       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, updated_at = now()
+       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, schedule = n.schedule, budget = n.budget,
+       once_per_customer = n.once_per_customer, updated_at = now()
      FROM next n
      WHERE c.id = n.id AND (n.start_date IS NULL OR n.expiration_date IS NULL OR n.start_date <= n.expiration_date)
      RETURNING ${UPDATED_COLUMNS}`,
@@ -123,9 +141,22 @@ export async function updateCampaign(
       patch.voucher ?? null,
       patch.validationRuleIds ?? null,
       patch.metadata ?? null,
+      patch.schedule ?? null,
+      patch.budget ?? null,
+      patch.oncePerCustomer ?? null,
     ],
   );
   return rows[0] && toCampaign(rows[0]);
+}
+
+/** The budget usage rows of a campaign for the given period keys (absent periods have used nothing yet). */
+export async function findBudgetUsage(db: Sql, workspaceId: string, campaignId: string, periods: string[]): Promise<Map<string, PeriodUse>> {
+  const { rows } = await db.query<{ period: string; redemptions: number; discount_amount: number }>(
+    `SELECT period, redemptions, discount_amount FROM campaign_budget_usage
+     WHERE workspace_id = $1 AND campaign_id = $2 AND period = ANY($3::text[])`,
+    [workspaceId, campaignId, periods],
+  );
+  return new Map(rows.map((row) => [row.period, { redemptions: row.redemptions, discountAmount: row.discount_amount }]));
 }
 
 export async function deleteCampaign(db: Sql, workspaceId: string, id: string): Promise<boolean> {

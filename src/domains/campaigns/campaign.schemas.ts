@@ -1,7 +1,9 @@
 // Campaign resources: a campaign groups vouchers and holds the template its vouchers inherit from.
 import { z } from 'zod';
 import { Currency, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { Schedule } from '../rules/schedule.schemas.js';
 import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
+import { Budget, BudgetUsage } from './campaign-budget.schemas.js';
 
 export const CampaignType = z
   .enum(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM', 'PROMOTION'])
@@ -21,9 +23,15 @@ export const Campaign = z
     currency: Currency.nullable(),
     voucher: VoucherTemplate.nullable(),
     validationRuleIds: ValidationRuleIds,
+    schedule: Schedule.nullable().meta({ description: 'When in the week and day the campaign is valid; null: at any time.' }),
+    budget: Budget.nullable(),
+    oncePerCustomer: z.boolean().meta({ description: 'Publications give a customer at most one code of this campaign.' }),
     metadata: Metadata,
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    budgetUsage: BudgetUsage.optional().meta({
+      description: 'In campaigns.get only, when the campaign has a budget: what its current periods used so far.',
+    }),
   })
   .meta({ id: 'Campaign' });
 export type Campaign = z.infer<typeof Campaign>;
@@ -38,6 +46,9 @@ const settings = Campaign.pick({
   currency: true,
   voucher: true,
   validationRuleIds: true,
+  schedule: true,
+  budget: true,
+  oncePerCustomer: true,
   metadata: true,
 });
 
@@ -50,6 +61,7 @@ export const CreateCampaignBody = settings
     priority: Priority.default(0),
     exclusive: z.boolean().default(false),
     validationRuleIds: ValidationRuleIds.default([]),
+    oncePerCustomer: Campaign.shape.oncePerCustomer.default(false),
     metadata: Metadata.default({}),
   })
   .refine(datesInOrder, DATES_OUT_OF_ORDER);
