@@ -9,11 +9,37 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
+function createCampaignResponse(api: ApiClient, body: Record<string, unknown>) {
+  return api.post('/api/v1/campaigns', { name: 'Campaign', type: 'DISCOUNT_COUPONS', ...body });
+}
+
 async function createCampaign(api: ApiClient, body: Record<string, unknown>) {
   const res = await api.post('/api/v1/campaigns', { name: 'Campaign', type: 'DISCOUNT_COUPONS', ...body });
   expect(res.status).toBe(201);
   return res.body as { id: string };
 }
+
+async function createRule(workspaceId: string): Promise<string> {
+  const { rows } = await service.pool.query<{ id: string }>(
+    `INSERT INTO validation_rules (workspace_id, name, conditions) VALUES ($1, 'rule', '{"field":"order.amount","op":"gte","value":0}')
+     RETURNING id`,
+    [workspaceId],
+  );
+  return rows[0]!.id;
+}
+
+/** A promotion tier row as the tiers feature stores it: a voucher row of kind TIER. */
+async function insertTierRow(workspaceId: string, campaignId: string, code?: string): Promise<string> {
+  const { rows } = await service.pool.query<{ code: string }>(
+    `INSERT INTO vouchers (workspace_id, code, campaign_id, type, discount, kind)
+     VALUES ($1, COALESCE($3, 'tier:' || gen_random_uuid()), $2, 'DISCOUNT', '{"type":"PERCENT","percentOff":10}', 'TIER')
+     RETURNING code`,
+    [workspaceId, campaignId, code ?? null],
+  );
+  return rows[0]!.code;
+}
+
+const weekdays = { daysOfWeek: [1, 2, 3, 4, 5], windows: [{ start: '08:00', end: '12:00' }, { start: '14:00', end: '24:00' }] };
 
 async function ledgerOf(voucherId: string) {
   const { rows } = await service.pool.query<{ type: string; amount: number; balance_after: number }>(
@@ -60,6 +86,7 @@ describe('vouchers: happy path', () => {
       maxDiscount: 1000,
       customerId,
       validationRuleIds: [],
+      schedule: null,
       metadata: { source: 'newsletter' },
     });
     expect(created.body.gift).toBeUndefined();
@@ -159,8 +186,8 @@ describe('vouchers: happy path', () => {
   });
 
   it('updates settings, disables and enables, then deletes a voucher with its ledger', async () => {
-    const { api } = await service.newWorkspace();
-    const ruleId = randomUUID();
+    const { api, workspaceId } = await service.newWorkspace();
+    const ruleId = await createRule(workspaceId);
     const created = await api.post('/api/v1/vouchers', { code: 'CARD-X', type: 'GIFT_CARD', gift: { amount: 700, currency: 'EUR' } });
     const updated = await api.patch('/api/v1/vouchers/CARD-X', {
       redemptionLimit: 4,
@@ -193,6 +220,43 @@ describe('vouchers: happy path', () => {
     expect((await api.delete('/api/v1/vouchers/CARD-X')).status).toBe(204);
     expect((await api.get('/api/v1/vouchers/CARD-X')).status).toBe(404);
     expect(await ledgerOf(created.body.id)).toEqual([]);
+  });
+
+  it('keeps a schedule given at creation, replaces it on update and clears it with null', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const ruleId = await createRule(workspaceId);
+    const created = await api.post('/api/v1/vouchers', {
+      code: 'OFFICE-HOURS',
+      type: 'DISCOUNT',
+      discount: { type: 'AMOUNT', amountOff: 100 },
+      schedule: weekdays,
+      validationRuleIds: [ruleId],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ schedule: weekdays, validationRuleIds: [ruleId] });
+    expect((await api.get('/api/v1/vouchers/OFFICE-HOURS')).body.schedule).toEqual(weekdays);
+
+    const zoned = { timeZone: 'America/Chicago', daysOfWeek: [0] };
+    const replaced = await api.patch('/api/v1/vouchers/OFFICE-HOURS', { schedule: zoned });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.schedule).toEqual(zoned);
+    expect((await api.patch('/api/v1/vouchers/OFFICE-HOURS', { priority: 1 })).body.schedule).toEqual(zoned);
+    const cleared = await api.patch('/api/v1/vouchers/OFFICE-HOURS', { schedule: null });
+    expect(cleared.body.schedule).toBeNull();
+  });
+
+  it("takes the schedule from the campaign's voucher template, on creation and bulk generation", async () => {
+    const { api } = await service.newWorkspace();
+    const campaign = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, schedule: weekdays } });
+    const inherited = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SCHED-1' });
+    expect(inherited.body.schedule).toEqual(weekdays);
+    const own = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SCHED-2', schedule: { daysOfWeek: [6] } });
+    expect(own.body.schedule).toEqual({ daysOfWeek: [6] });
+    const none = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SCHED-3', schedule: null });
+    expect(none.body.schedule).toBeNull();
+    const generated = await api.post(`/api/v1/campaigns/${campaign.id}/vouchers/generate`, { count: 3 });
+    expect(generated.status).toBe(201);
+    for (const code of generated.body.codes) expect((await api.get(`/api/v1/vouchers/${code}`)).body.schedule).toEqual(weekdays);
   });
 
   it('changes the discount of a discount voucher', async () => {
@@ -304,6 +368,53 @@ describe('vouchers: errors', () => {
     expect(dates.body.errors).toEqual([expect.objectContaining({ path: 'body.expirationDate' })]);
   });
 
+  it('refuses malformed schedules, naming the field', async () => {
+    const { api } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'S1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+    for (const [schedule, path] of [
+      [{ daysOfWeek: [-1] }, 'body.schedule.daysOfWeek'],
+      [{ windows: [{ start: '9:00', end: '10:00' }] }, 'body.schedule.windows'],
+      [{ timeZone: 'Atlantis/Capital' }, 'body.schedule.timeZone'],
+    ] as const) {
+      for (const res of [
+        await api.post('/api/v1/vouchers', { code: 'S2', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, schedule }),
+        await api.patch('/api/v1/vouchers/S1', { schedule }),
+      ]) {
+        expect(res.status, JSON.stringify(schedule)).toBe(400);
+        const paths: string[] = res.body.errors.map((e: { path: string }) => e.path);
+        expect(paths.some((p) => p.startsWith(path)), paths.join(', ')).toBe(true);
+      }
+    }
+    expect((await api.get('/api/v1/vouchers/S2')).status).toBe(404);
+    expect((await api.get('/api/v1/vouchers/S1')).body.schedule).toBeNull();
+    const badTemplate = await createCampaignResponse(api, { voucher: { schedule: { daysOfWeek: [9] } } });
+    expect(badTemplate.status).toBe(400);
+  });
+
+  it('refuses validation rule ids the workspace does not have, naming them', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const stranger = await service.newWorkspace();
+    const known = await createRule(workspaceId);
+    const foreign = await createRule(stranger.workspaceId);
+    const unknown = randomUUID();
+    const discount = { type: 'AMOUNT', amountOff: 1 };
+    const create = await api.post('/api/v1/vouchers', { code: 'RULED', type: 'DISCOUNT', discount, validationRuleIds: [unknown, known, foreign] });
+    expect(create.status).toBe(400);
+    expect(create.body.errors).toHaveLength(1);
+    expect(create.body.errors[0].path).toBe('body.validationRuleIds');
+    expect(create.body.errors[0].message).toContain(unknown);
+    expect(create.body.errors[0].message).toContain(foreign);
+    expect(create.body.errors[0].message).not.toContain(known);
+    expect((await api.get('/api/v1/vouchers/RULED')).status).toBe(404);
+
+    expect((await api.post('/api/v1/vouchers', { code: 'RULED', type: 'DISCOUNT', discount, validationRuleIds: [known] })).status).toBe(201);
+    const update = await api.patch('/api/v1/vouchers/RULED', { validationRuleIds: [known, unknown] });
+    expect(update.status).toBe(400);
+    expect(update.body.errors).toEqual([expect.objectContaining({ path: 'body.validationRuleIds', message: expect.stringContaining(unknown) })]);
+    expect((await api.get('/api/v1/vouchers/RULED')).body.validationRuleIds).toEqual([known]);
+    expect((await api.patch('/api/v1/vouchers/NOPE', { validationRuleIds: [unknown] })).status).toBe(404);
+  });
+
   it('answers 404 for a missing voucher or campaign', async () => {
     const { api } = await service.newWorkspace();
     expect((await api.get('/api/v1/vouchers/NOPE')).status).toBe(404);
@@ -314,6 +425,46 @@ describe('vouchers: errors', () => {
     const res = await api.post('/api/v1/vouchers', { campaignId: randomUUID(), code: 'ORPHAN' });
     expect(res.status).toBe(404);
     expect(res.body.code).toBe('not_found');
+  });
+});
+
+describe('vouchers: promotion tier rows', () => {
+  it('keeps rows of kind TIER out of every voucher operation', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const campaign = await createCampaign(api, { type: 'PROMOTION', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    const voucher = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'REAL-CODE' });
+    expect(voucher.status).toBe(201);
+    const tierCode = await insertTierRow(workspaceId, campaign.id);
+    // A tier row whose code would be a legal voucher code: only its kind hides it.
+    const lookalike = await insertTierRow(workspaceId, campaign.id, 'TIER-LOOKALIKE');
+    expect(tierCode).toMatch(/^tier:/);
+
+    const codes = (res: { body: { data: Array<{ code: string }> } }) => res.body.data.map((v) => v.code);
+    expect(codes(await api.get('/api/v1/vouchers'))).toEqual(['REAL-CODE']);
+    expect(codes(await api.get(`/api/v1/vouchers?campaignId=${campaign.id}`))).toEqual(['REAL-CODE']);
+    const page = await api.get(`/api/v1/vouchers?campaignId=${campaign.id}&limit=1`);
+    expect(codes(page)).toEqual(['REAL-CODE']);
+    expect(page.body.next).toBeUndefined();
+
+    expect((await api.get(`/api/v1/vouchers/${lookalike}`)).status).toBe(404);
+    expect((await api.patch(`/api/v1/vouchers/${lookalike}`, { active: false })).status).toBe(404);
+    expect((await api.patch(`/api/v1/vouchers/${lookalike}`, { validationRuleIds: [randomUUID()] })).status).toBe(404);
+    expect((await api.post(`/api/v1/vouchers/${lookalike}/disable`, {})).status).toBe(404);
+    expect((await api.post(`/api/v1/vouchers/${lookalike}/enable`, {})).status).toBe(404);
+    expect((await api.delete(`/api/v1/vouchers/${lookalike}`)).status).toBe(404);
+    // `tier:` codes are not voucher codes at all (`:` is not a code character): refused before any lookup.
+    for (const res of [
+      await api.get(`/api/v1/vouchers/${tierCode}`),
+      await api.patch(`/api/v1/vouchers/${tierCode}`, { active: false }),
+      await api.delete(`/api/v1/vouchers/${tierCode}`),
+    ]) {
+      expect([400, 404]).toContain(res.status);
+    }
+
+    const { rows } = await service.pool.query('SELECT code, active FROM vouchers WHERE workspace_id = $1 AND kind = $2 ORDER BY code', [workspaceId, 'TIER']);
+    expect(rows).toEqual([{ code: 'TIER-LOOKALIKE', active: true }, { code: tierCode, active: true }].sort((a, b) => (a.code < b.code ? -1 : 1)));
+    // Taking the tier's code for a voucher is still a conflict: codes stay unique per workspace.
+    expect((await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: lookalike })).status).toBe(409);
   });
 });
 

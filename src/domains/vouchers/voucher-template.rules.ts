@@ -1,5 +1,6 @@
 // Applies a campaign's voucher template to a new voucher: fields the request leaves out come from the template. Pure.
 import type { ProblemFieldError } from '../../contract/problems.js';
+import type { Schedule } from '../rules/schedule.schemas.js';
 import type { Discount } from './discount.schemas.js';
 import type { CreateVoucherBody, VoucherTemplate, VoucherType } from './voucher.schemas.js';
 
@@ -25,6 +26,7 @@ export interface VoucherFields {
   maxDiscount: number | null;
   customerId: string | null;
   validationRuleIds: string[];
+  schedule: Schedule | null;
   metadata: Record<string, unknown>;
 }
 
@@ -89,6 +91,7 @@ export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSour
       maxDiscount: inherit(input.maxDiscount, template.maxDiscount),
       customerId: input.customerId ?? null,
       validationRuleIds: input.validationRuleIds ?? [],
+      schedule: inherit(input.schedule, template.schedule),
       metadata: input.metadata ?? template.metadata ?? {},
     },
   };

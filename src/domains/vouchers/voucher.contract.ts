@@ -23,7 +23,8 @@ export const voucherContract = {
     summary: 'Create a voucher',
     description:
       'Fields left out are copied from the campaign’s voucher template. Without a code, one is generated from the ' +
-      'template’s codeConfig. A gift card starts with a CREDITS_ADDED ledger entry of its amount. A taken code is 409.',
+      'template’s codeConfig. A gift card starts with a CREDITS_ADDED ledger entry of its amount. A taken code is 409. ' +
+      '`validationRuleIds` must name rules of the workspace (400 naming the missing ones).',
     tags,
     body: CreateVoucherBody,
     output: Voucher,
@@ -57,7 +58,7 @@ export const voucherContract = {
     summary: 'Update a voucher’s settings',
     description:
       'Code, type and gift balance cannot change here. A redemptionLimit below the redemptions already made is 409; ' +
-      'a discount only fits DISCOUNT vouchers.',
+      'a discount only fits DISCOUNT vouchers. A new `schedule` replaces the previous one whole; null removes it.',
     tags,
     params: VoucherCodeParams,
     body: UpdateVoucherBody,

@@ -1,8 +1,10 @@
-// SQL of vouchers and their gift ledger: parameterized, explicit columns, one row mapper.
+// SQL of vouchers and their gift ledger: parameterized, explicit columns, one row mapper. Rows of kind TIER (automatic
+// promotion tiers, coded `tier:<id>`) belong to the tiers feature: every read and write here is limited to kind CODE.
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
+import type { Schedule } from '../rules/schedule.schemas.js';
 import type { Discount } from './discount.schemas.js';
 import type { VoucherFields } from './voucher-template.rules.js';
 import type { UpdateVoucherBody, Voucher, VoucherType } from './voucher.schemas.js';
@@ -10,17 +12,18 @@ import type { UpdateVoucherBody, Voucher, VoucherType } from './voucher.schemas.
 const COLUMN_NAMES = [
   'id', 'workspace_id', 'code', 'campaign_id', 'type', 'discount', 'currency', 'active', 'start_date', 'expiration_date',
   'redemption_limit', 'redeemed_count', 'per_customer_limit', 'priority', 'exclusive', 'max_discount', 'customer_id',
-  'gift_amount', 'gift_balance', 'validation_rule_ids', 'metadata', 'created_at', 'updated_at',
+  'gift_amount', 'gift_balance', 'validation_rule_ids', 'schedule', 'metadata', 'created_at', 'updated_at',
 ];
 const COLUMNS = COLUMN_NAMES.join(', ');
 const UPDATED_COLUMNS = COLUMN_NAMES.map((column) => `c.${column}`).join(', ');
 
-// The insert's column list and the matching typed parameters $3..$17 (after workspace_id $1 and campaign_id $2).
+// The insert's column list and the matching typed parameters $3..$18 (after workspace_id $1 and campaign_id $2).
 const INSERT_COLUMNS = `workspace_id, campaign_id, type, discount, currency, active, start_date, expiration_date,
   redemption_limit, per_customer_limit, priority, exclusive, max_discount, customer_id, gift_amount, gift_balance,
-  validation_rule_ids, metadata`;
+  validation_rule_ids, metadata, schedule`;
 const INSERT_VALUES = `$1::uuid, $2::uuid, $3::text, $4::jsonb, $5::text, $6::boolean, $7::timestamptz, $8::timestamptz,
-  $9::int, $10::int, $11::int, $12::boolean, $13::bigint, $14::uuid, $15::bigint, $15::bigint, $16::uuid[], $17::jsonb`;
+  $9::int, $10::int, $11::int, $12::boolean, $13::bigint, $14::uuid, $15::bigint, $15::bigint, $16::uuid[], $17::jsonb,
+  $18::jsonb`;
 
 interface VoucherRow {
   [column: string]: unknown;
@@ -44,6 +47,7 @@ interface VoucherRow {
   gift_amount: number | null;
   gift_balance: number | null;
   validation_rule_ids: string[];
+  schedule: Schedule | null;
   metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -70,6 +74,7 @@ function toVoucher(row: VoucherRow): Voucher {
     maxDiscount: row.max_discount,
     customerId: row.customer_id,
     validationRuleIds: row.validation_rule_ids,
+    schedule: row.schedule,
     metadata: row.metadata,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -80,6 +85,7 @@ function fieldValues(workspaceId: string, campaignId: string | null, f: VoucherF
   return [
     workspaceId, campaignId, f.type, f.discount, f.currency, f.active, f.startDate, f.expirationDate, f.redemptionLimit,
     f.perCustomerLimit, f.priority, f.exclusive, f.maxDiscount, f.customerId, f.giftAmount, f.validationRuleIds, f.metadata,
+    f.schedule,
   ];
 }
 
@@ -92,7 +98,7 @@ export async function insertVoucher(
   fields: VoucherFields,
 ): Promise<Voucher | undefined> {
   const { rows } = await db.query<VoucherRow>(
-    `INSERT INTO vouchers (${INSERT_COLUMNS}, code) VALUES (${INSERT_VALUES}, $18)
+    `INSERT INTO vouchers (${INSERT_COLUMNS}, code) VALUES (${INSERT_VALUES}, $19)
      ON CONFLICT ON CONSTRAINT vouchers_code_unique DO NOTHING RETURNING ${COLUMNS}`,
     [...fieldValues(workspaceId, campaignId, fields), code],
   );
@@ -125,9 +131,9 @@ export async function insertGeneratedVouchers(
   const { rows } = await db.query<{ code: string }>(
     `WITH inserted AS (
        INSERT INTO vouchers (${INSERT_COLUMNS}, code)
-       SELECT ${INSERT_VALUES}, candidate.code FROM unnest($18::text[]) AS candidate (code)
+       SELECT ${INSERT_VALUES}, candidate.code FROM unnest($19::text[]) AS candidate (code)
        WHERE NOT EXISTS (SELECT 1 FROM vouchers taken WHERE taken.workspace_id = $1 AND taken.code = candidate.code)
-       LIMIT $19
+       LIMIT $20
        ON CONFLICT (workspace_id, code) DO NOTHING
        RETURNING id, code, gift_balance
      ), credits AS (
@@ -148,7 +154,7 @@ export async function insertGiftCredits(db: Sql, workspaceId: string, voucherId:
 }
 
 export async function findVoucherByCode(db: Sql, workspaceId: string, code: string): Promise<Voucher | undefined> {
-  const { rows } = await db.query<VoucherRow>(`SELECT ${COLUMNS} FROM vouchers WHERE workspace_id = $1 AND code = $2`, [workspaceId, code]);
+  const { rows } = await db.query<VoucherRow>(`SELECT ${COLUMNS} FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE'`, [workspaceId, code]);
   return rows[0] && toVoucher(rows[0]);
 }
 
@@ -172,13 +178,14 @@ export async function patchVoucher(db: Sql, workspaceId: string, code: string, p
          CASE WHEN 'customerId' = ANY($3) THEN $12::uuid ELSE customer_id END AS customer_id,
          CASE WHEN 'discount' = ANY($3) THEN $13::jsonb ELSE discount END AS discount,
          CASE WHEN 'validationRuleIds' = ANY($3) THEN $14::uuid[] ELSE validation_rule_ids END AS validation_rule_ids,
-         CASE WHEN 'metadata' = ANY($3) THEN $15::jsonb ELSE metadata END AS metadata
-       FROM vouchers WHERE workspace_id = $1 AND code = $2 FOR UPDATE
+         CASE WHEN 'metadata' = ANY($3) THEN $15::jsonb ELSE metadata END AS metadata,
+         CASE WHEN 'schedule' = ANY($3) THEN $16::jsonb ELSE schedule END AS schedule
+       FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE' FOR UPDATE
      )
      UPDATE vouchers c SET active = n.active, start_date = n.start_date, expiration_date = n.expiration_date,
        redemption_limit = n.redemption_limit, per_customer_limit = n.per_customer_limit, priority = n.priority,
        exclusive = n.exclusive, max_discount = n.max_discount, customer_id = n.customer_id, discount = n.discount,
-       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, updated_at = now()
+       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, schedule = n.schedule, updated_at = now()
      FROM next n
      WHERE c.id = n.id
        AND (n.start_date IS NULL OR n.expiration_date IS NULL OR n.start_date <= n.expiration_date)
@@ -189,7 +196,7 @@ export async function patchVoucher(db: Sql, workspaceId: string, code: string, p
       workspaceId, code, present, patch.active ?? null, patch.startDate ?? null, patch.expirationDate ?? null,
       patch.redemptionLimit ?? null, patch.perCustomerLimit ?? null, patch.priority ?? null, patch.exclusive ?? null,
       patch.maxDiscount ?? null, patch.customerId ?? null, patch.discount ?? null, patch.validationRuleIds ?? null,
-      patch.metadata ?? null,
+      patch.metadata ?? null, patch.schedule ?? null,
     ],
   );
   return rows[0] && toVoucher(rows[0]);
@@ -197,19 +204,19 @@ export async function patchVoucher(db: Sql, workspaceId: string, code: string, p
 
 export async function updateVoucherActive(db: Sql, workspaceId: string, code: string, active: boolean): Promise<Voucher | undefined> {
   const { rows } = await db.query<VoucherRow>(
-    `UPDATE vouchers SET active = $3, updated_at = now() WHERE workspace_id = $1 AND code = $2 RETURNING ${COLUMNS}`,
+    `UPDATE vouchers SET active = $3, updated_at = now() WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE' RETURNING ${COLUMNS}`,
     [workspaceId, code, active],
   );
   return rows[0] && toVoucher(rows[0]);
 }
 
 export async function deleteVoucherByCode(db: Sql, workspaceId: string, code: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM vouchers WHERE workspace_id = $1 AND code = $2', [workspaceId, code]);
+  const { rowCount } = await db.query("DELETE FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE'", [workspaceId, code]);
   return (rowCount ?? 0) > 0;
 }
 
 export function listVouchers(db: Sql, cursors: CursorCodec, workspaceId: string, page: PageRequest & { campaignId?: string | undefined }) {
-  const where = ['workspace_id = $1'];
+  const where = ['workspace_id = $1', "kind = 'CODE'"];
   const params: unknown[] = [workspaceId];
   if (page.campaignId) {
     where.push('campaign_id = $2');

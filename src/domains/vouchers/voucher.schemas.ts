@@ -1,6 +1,7 @@
 // Voucher resources (discount vouchers, gift cards, loyalty cards), the campaign's voucher template and code config.
 import { z } from 'zod';
 import { Currency, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { Schedule } from '../rules/schedule.schemas.js';
 import { Discount } from './discount.schemas.js';
 
 const CODE_CHARS = /^[A-Za-z0-9_.-]+$/;
@@ -80,6 +81,7 @@ export const VoucherTemplate = z
     startDate: Timestamp.optional(),
     expirationDate: Timestamp.optional(),
     metadata: Metadata.optional(),
+    schedule: Schedule.optional(),
     codeConfig: CodeConfig.optional(),
   })
   .refine(datesInOrder, DATES_OUT_OF_ORDER)
@@ -116,6 +118,7 @@ export const Voucher = z
     maxDiscount: Money.nullable().meta({ description: 'At most this much off per redemption, in minor units.' }),
     customerId: Uuid.nullable().meta({ description: 'When set, only this customer may use the voucher.' }),
     validationRuleIds: ValidationRuleIds,
+    schedule: Schedule.nullable().meta({ description: 'When in the week and day the voucher is valid; null: at any time.' }),
     metadata: Metadata,
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -135,6 +138,7 @@ const voucherSettings = {
   customerId: Uuid.nullable(),
   discount: Discount,
   validationRuleIds: ValidationRuleIds,
+  schedule: Schedule.nullable(),
   metadata: Metadata,
 };
 

@@ -2,6 +2,7 @@
 import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
 import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
+import { missingValidationRules } from '../rules/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
 import { applyVoucherTemplate, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
 import {
@@ -34,6 +35,13 @@ function campaignGone(error: unknown): never {
   throw error;
 }
 
+/** The 400 for rule ids missing from the workspace, or undefined when all exist. */
+async function unknownValidationRules(db: Sql, workspaceId: string, ids: string[] | null | undefined) {
+  if (!ids?.length) return undefined;
+  const missing = await missingValidationRules(db, workspaceId, ids);
+  return missing.length ? invalid('body.validationRuleIds', `no validation rule in this workspace with id ${missing.join(', ')}`) : undefined;
+}
+
 async function requireCampaign(db: Sql, workspaceId: string, campaignId: string): Promise<Campaign> {
   const campaign = await findCampaign(db, workspaceId, campaignId);
   if (!campaign) throw problem('not_found', 'no such campaign');
@@ -46,6 +54,8 @@ export async function createVoucher(db: Pool, workspaceId: string, input: Create
   return withTransaction(db, async (tx) => {
     const campaign = campaignId ? await requireCampaign(tx, workspaceId, campaignId) : undefined;
     const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign));
+    const unknownRules = await unknownValidationRules(tx, workspaceId, fields.validationRuleIds);
+    if (unknownRules) throw unknownRules;
     const voucher = code
       ? await insertVoucher(tx, workspaceId, campaign?.id ?? null, code, fields)
       : await insertWithGeneratedCode(tx, workspaceId, campaign, fields);
@@ -67,6 +77,8 @@ async function insertWithGeneratedCode(tx: Sql, workspaceId: string, campaign: C
 }
 
 export async function updateVoucher(db: Pool, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<Voucher> {
+  const unknownRules = await unknownValidationRules(db, workspaceId, patch.validationRuleIds);
+  if (unknownRules) throw (await findVoucherByCode(db, workspaceId, code)) ? unknownRules : voucherNotFound();
   const updated = await patchVoucher(db, workspaceId, code, patch);
   if (updated) return updated;
   throw await refusedUpdate(db, workspaceId, code, patch);
