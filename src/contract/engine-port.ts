@@ -9,6 +9,7 @@ import type {
   StackOutcome,
   ValidationOutcome,
 } from '../domains/redemptions/redemption.schemas.js';
+import type { VoucherSnapshot } from '../domains/redemptions/voucher-snapshot.schemas.js';
 
 /** The customer of a request, resolved before the engine sees it (created when new). */
 export interface CustomerUse {
@@ -37,7 +38,8 @@ interface VoucherRequest {
 export interface RedemptionEngine {
   validate(request: VoucherRequest): Promise<ValidationOutcome>;
   redeem(request: VoucherRequest & { idempotency?: IdempotencyClaim | undefined; metadata?: Record<string, unknown> | undefined }): Promise<RedemptionOutcome>;
-  rollback(request: { workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined }): Promise<RollbackOutcome>;
+  /** `campaignId`: the redemption's campaign, whose budget every partition reads again after the rollback. */
+  rollback(request: { workspaceId: string; code: string; redemptionId: string; campaignId?: string | undefined; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined }): Promise<RollbackOutcome>;
   redeemStack(request: {
     workspaceId: string;
     /** Each entry names a voucher `code` or a promotion `tierId`. */
@@ -54,6 +56,8 @@ export interface RedemptionEngine {
   campaignChanged(workspaceId: string, campaignId: string): Promise<void>;
   /** A validation rule changed or was deleted, or a workspace setting the decisions read (its time zone). */
   rulesChanged(workspaceId: string): Promise<void>;
+  /** Every active promotion tier of the workspace as the engine decides on it (the qualification index's source). */
+  tierSnapshots(workspaceId: string): Promise<VoucherSnapshot[]>;
   check(): Promise<{ ok: boolean; detail: string; partitions?: unknown[] }>;
   stop(): Promise<void>;
 }

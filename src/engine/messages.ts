@@ -36,7 +36,7 @@ export type PartitionCall =
   | { type: 'snapshot'; workspaceId: string; codes: string[]; customer: CustomerUse }
   | { type: 'hold'; workspaceId: string; holdId: string; items: HoldItem[]; customer: CustomerUse }
   | { type: 'release'; workspaceId: string; holdId: string; applied: boolean }
-  | { type: 'forget'; workspaceId: string; code?: string | undefined; campaignId?: string | undefined; rules?: boolean | undefined }
+  | { type: 'forget'; workspaceId: string; code?: string | undefined; campaignId?: string | undefined; rules?: boolean | undefined; budgetOf?: string | undefined }
   | { type: 'ping' };
 
 export interface SnapshotEntry {

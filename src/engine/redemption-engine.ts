@@ -5,6 +5,7 @@ import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutc
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { PartitionRouter } from './partition-router.js';
+import { loadTierSnapshots } from './partition/hot-path.sql.js';
 import { StackRedemption } from './stack/stack-redemption.js';
 
 export interface EngineOptions {
@@ -39,7 +40,12 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
   return {
     validate: (r) => router.call<ValidationOutcome>(route(r.workspaceId, r.code), { type: 'validate', ...r }),
     redeem: (r) => router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r }),
-    rollback: (r) => router.call<RollbackOutcome>(route(r.workspaceId, r.code), { type: 'rollback', ...r }),
+    async rollback({ campaignId, ...r }) {
+      const outcome = await router.call<RollbackOutcome>(route(r.workspaceId, r.code), { type: 'rollback', ...r });
+      // The use given back counts in every partition's view of the campaign budget at once, not after its TTL.
+      if (outcome.ok && campaignId) await router.broadcast({ type: 'forget', workspaceId: r.workspaceId, budgetOf: campaignId });
+      return outcome;
+    },
     redeemStack: (r) => stacks.redeem(r),
     adjustBalance: (r) => router.call<BalanceOutcome>(route(r.workspaceId, r.code), { type: 'adjust', ...r }),
     async voucherChanged(workspaceId, code) {
@@ -53,6 +59,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     async rulesChanged(workspaceId) {
       await router.broadcast({ type: 'forget', workspaceId, rules: true });
     },
+    tierSnapshots: (workspaceId) => loadTierSnapshots(options.db, workspaceId),
     check: () => router.check(2_000),
     stop: () => router.stop(),
   };

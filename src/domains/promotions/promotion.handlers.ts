@@ -2,12 +2,12 @@
 // internal code; each change tells the engine, which reloads the tier before its next decision.
 import { implement } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
-import { refusal, refusalFields } from '../redemptions/redemption.rules.js';
-import { idempotencyClaim, resolveCustomer } from '../redemptions/redemption.service.js';
+import { idempotencyClaim, refusal, refusalFields, resolveCustomer } from '../redemptions/index.js';
 import { missingValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualify } from './qualification.service.js';
-import { deleteTier, findCampaignType, findTier, insertTier, listTiers, tierCode, updateTier } from './tier.queries.js';
+import { deleteTier, findCampaignType, findTier, insertTier, listTiers, updateTier } from './tier.queries.js';
+import { tierCode } from './tier.rules.js';
 
 const notFound = () => problem('not_found', 'no such promotion tier');
 

@@ -8,7 +8,6 @@ import type { CustomerUse } from '../../contract/engine-port.js';
 import type { Pool, Sql } from '../../platform/database.js';
 import { decideSingle, effectivePriority, isExclusive, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
-import { SNAPSHOT_JOINS, SNAPSHOT_SELECT, toSnapshot, type SnapshotRow } from '../redemptions/voucher-snapshot.sql.js';
 import { QualificationIndex } from './qualification-index.js';
 import type { QualifiedOffer } from './tier.schemas.js';
 
@@ -27,23 +26,15 @@ async function promotionsVersion(db: Sql, workspaceId: string): Promise<string> 
   return rows[0]?.v ?? '0';
 }
 
-export async function loadTierSnapshots(db: Sql, workspaceId: string): Promise<VoucherSnapshot[]> {
-  const { rows } = await db.query<SnapshotRow>(
-    `${SNAPSHOT_SELECT} FROM vouchers v ${SNAPSHOT_JOINS} WHERE v.workspace_id = $1 AND v.kind = 'TIER' AND v.active`,
-    [workspaceId],
-  );
-  return rows.map(toSnapshot);
-}
-
 /** The workspace's index, rebuilt (once, however many requests ask at the same time) when its version moved. */
-export async function qualificationIndex(db: Pool, workspaceId: string): Promise<QualificationIndex> {
+export async function qualificationIndex(db: Pool, engine: RedemptionEngine, workspaceId: string): Promise<QualificationIndex> {
   const version = await promotionsVersion(db, workspaceId);
   const cached = indexes.get(workspaceId);
   if (cached && cached.version === version) return cached.index;
   const key = `${workspaceId} ${version}`;
   let pending = building.get(key);
   if (!pending) {
-    pending = loadTierSnapshots(db, workspaceId).then((tiers) => {
+    pending = engine.tierSnapshots(workspaceId).then((tiers) => {
       const built = { version, index: new QualificationIndex(tiers) };
       if (indexes.size > 1_000) indexes.clear();
       indexes.set(workspaceId, built);
@@ -83,7 +74,7 @@ const bestFirst = (a: QualifiedOffer, b: QualifiedOffer) =>
 
 /** Tiers that apply to the cart, best first, confirmed by the engine, at most `limit`. */
 async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
-  const index = await qualificationIndex(db, request.workspaceId);
+  const index = await qualificationIndex(db, engine, request.workspaceId);
   const use = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
   // Decided on the index's snapshots first (no I/O): only those that would give something are worth confirming.
   const likely = index

@@ -8,8 +8,7 @@ import { presentFields } from '../../platform/partial-update.js';
 import type { Discount } from '../vouchers/discount.schemas.js';
 import type { Schedule } from '../rules/schedule.schemas.js';
 import type { CreateTierBody, PromotionTier, UpdateTierBody } from './tier.schemas.js';
-
-export const tierCode = (tierId: string) => `tier:${tierId}`;
+import { tierCode } from './tier.rules.js';
 
 const COLUMNS = `id, campaign_id, name, discount, validation_rule_ids, priority, exclusive, active, schedule, max_discount,
   redemption_limit, per_customer_limit, redeemed_count, metadata, created_at, updated_at`;

@@ -51,6 +51,7 @@ export const redemptionHandlers = implement(redemptionContract, {
       workspaceId: auth.workspaceId,
       code: redemption.voucherCode,
       redemptionId: id,
+      campaignId: redemption.campaignId,
       reason: input.reason,
       idempotency: idempotencyClaim('redemptions.rollback', id, body),
     });

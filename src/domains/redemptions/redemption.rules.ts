@@ -1,58 +1,13 @@
 // The decision path of the hot operations, as pure functions: may this voucher be used (the contract's explanation
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
 import type { CustomerUse } from '../../contract/engine-port.js';
-import type { Budget } from '../campaigns/campaign-budget.schemas.js';
-import { evaluateConditions, itemMatches, timeFacts, withinSchedule, type CustomerFacts, type ConditionTree, type Schedule, type ValidationRuleSnapshot } from '../rules/index.js';
+import { evaluateConditions, itemMatches, timeFacts, withinSchedule, type CustomerFacts, type ConditionTree } from '../rules/index.js';
 import type { Discount } from '../vouchers/index.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
 import type { Explanation, ExplanationCode, Order, OrderTotals } from './redemption.schemas.js';
 
-export interface CampaignSnapshot {
-  id: string;
-  active: boolean;
-  startDate: number | null;
-  expirationDate: number | null;
-  currency: string | null;
-  priority: number;
-  exclusive: boolean;
-  version: number;
-  validationRuleIds: string[];
-  schedule: Schedule | null;
-  budget: Budget | null;
-}
-
-/** What the engine knows of a voucher (and its campaign) when it decides. Dates in epoch ms. */
-export interface VoucherSnapshot {
-  id: string;
-  workspaceId: string;
-  code: string;
-  type: 'DISCOUNT' | 'GIFT_CARD' | 'LOYALTY_CARD';
-  campaignId: string | null;
-  discount: Discount | null;
-  currency: string | null;
-  active: boolean;
-  startDate: number | null;
-  expirationDate: number | null;
-  redemptionLimit: number | null;
-  redeemedCount: number;
-  perCustomerLimit: number | null;
-  priority: number | null;
-  exclusive: boolean | null;
-  maxDiscount: number | null;
-  customerId: string | null;
-  giftBalance: number | null;
-  validationRuleIds: string[];
-  configVersion: number;
-  campaign: CampaignSnapshot | null;
-  /** CODE: a voucher code; TIER: an automatic promotion tier (its code is `tier:<id>`). */
-  kind: 'CODE' | 'TIER';
-  name: string | null;
-  schedule: Schedule | null;
-  /** The workspace's time zone: schedules without their own zone, rule time fields and budget periods use it. */
-  timeZone: string;
-  /** The campaign's rules, then the voucher's, resolved (ids that no longer exist are left out). */
-  rules: ValidationRuleSnapshot[];
-}
+export type { CampaignSnapshot, VoucherSnapshot } from './voucher-snapshot.schemas.js';
+import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
 
 /** The caller's side of a decision: who asks, and what is held or used already. */
 export interface UseContext {

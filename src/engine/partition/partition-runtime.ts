@@ -52,6 +52,8 @@ const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
 /** Other partitions and processes spend a budget too: what this one knows of it is read again this often. */
 const BUDGET_TTL_MS = 1_000;
+/** A refusal for an exhausted budget is made only on usage read this recently (a rollback elsewhere may have given back). */
+const BUDGET_VERIFY_MS = 100;
 
 /** What a budgeted campaign has used, per period, as last read, plus what this partition's batch in commit takes. */
 interface BudgetState {
@@ -143,7 +145,10 @@ export class PartitionRuntime {
       case 'forget':
         // One code: its entry (also a "no such voucher" one) is read again. A campaign: its vouchers. Neither (codes
         // generated in bulk): every "no such voucher" entry of the workspace goes.
-        if (call.rules) this.cache.markWorkspaceStale(call.workspaceId);
+        if (call.budgetOf !== undefined) {
+          const state = this.budgets.get(call.budgetOf);
+          if (state) state.stale = true;
+        } else if (call.rules) this.cache.markWorkspaceStale(call.workspaceId);
         else if (call.code !== undefined) this.cache.markStale(voucherKey(call.workspaceId, call.code));
         else if (call.campaignId !== undefined) {
           this.cache.markCampaignStale(call.workspaceId, call.campaignId);
@@ -158,7 +163,9 @@ export class PartitionRuntime {
       case 'validate': {
         const entry = this.cache.fresh(voucherKey(call.workspaceId, call.code), now);
         if (!entry || !this.ready(entry, call.customer, now)) return false;
-        reply(this.validate(entry, call, now));
+        const outcome = this.validate(entry, call, now);
+        if (outcome.code === 'campaign_budget_exhausted' && this.verifyBudget(entry.snapshot, now)) return false;
+        reply(outcome);
         return true;
       }
       case 'snapshot': {
@@ -189,6 +196,14 @@ export class PartitionRuntime {
     const state = this.budgets.get(v.campaign!.id);
     if (!state || state.stale || now - state.loadedAt > BUDGET_TTL_MS) return false;
     return budgetSlots(v, now).every((slot) => state.used.has(slot.period));
+  }
+
+  /** Marks a budget read too long ago to refuse on as stale (it is read again first); true when it did. */
+  private verifyBudget(v: VoucherSnapshot | null, now: number): boolean {
+    const state = v?.campaign ? this.budgets.get(v.campaign.id) : undefined;
+    if (!state || now - state.loadedAt <= BUDGET_VERIFY_MS) return false;
+    state.stale = true;
+    return true;
   }
 
   /** What is left of a campaign's budget in its tightest period, after the batch in commit and `taken` here. */
@@ -454,6 +469,19 @@ export class PartitionRuntime {
         return;
       }
       const { plan, outcomes, taken, touched, campaignTaken } = this.plan(pending, rollbackRows);
+      // Refusing for a used-up budget: only on figures just read (others' rollbacks give back), else read and decide again.
+      const now = this.now();
+      let reread = false;
+      for (const item of pending) {
+        const outcome = outcomes.get(item) as { code?: string } | undefined;
+        if (item.call.type === 'redeem' && outcome?.code === 'campaign_budget_exhausted') {
+          reread = this.verifyBudget(this.cache.peek(voucherKey(item.call.workspaceId, item.call.code))?.snapshot ?? null, now) || reread;
+        }
+      }
+      if (reread) {
+        await this.loadBudgets(pending, now);
+        continue;
+      }
       this.setPending(taken, +1);
       this.setBudgetPending(campaignTaken, +1);
       let result;

@@ -5,7 +5,7 @@
 import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
-import { tierCode } from '../../domains/promotions/tier.queries.js';
+import { tierCode } from '../../domains/promotions/tier.rules.js';
 import { evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';

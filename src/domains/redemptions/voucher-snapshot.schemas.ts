@@ -1,0 +1,64 @@
+// What the engine knows of a voucher (or promotion tier) and its campaign when it decides: the shape every decision
+// reads, loaded by the engine and handed to the pure rules in redemption.rules.ts.
+import type { Budget } from '../campaigns/campaign-budget.schemas.js';
+import type { ConditionTree } from '../rules/condition.schemas.js';
+import type { ApplicableTo } from '../rules/condition.schemas.js';
+import type { Schedule } from '../rules/schedule.schemas.js';
+import type { Discount } from '../vouchers/discount.schemas.js';
+
+/** A validation rule as a decision reads it. */
+export interface RuleSnapshot {
+  id: string;
+  name: string;
+  conditions: ConditionTree;
+  errorMessage: string | null;
+  applicableTo: ApplicableTo | null;
+}
+
+export interface CampaignSnapshot {
+  id: string;
+  active: boolean;
+  startDate: number | null;
+  expirationDate: number | null;
+  currency: string | null;
+  priority: number;
+  exclusive: boolean;
+  version: number;
+  validationRuleIds: string[];
+  schedule: Schedule | null;
+  budget: Budget | null;
+}
+
+/** What the engine knows of a voucher (and its campaign) when it decides. Dates in epoch ms. */
+export interface VoucherSnapshot {
+  id: string;
+  workspaceId: string;
+  code: string;
+  type: 'DISCOUNT' | 'GIFT_CARD' | 'LOYALTY_CARD';
+  campaignId: string | null;
+  discount: Discount | null;
+  currency: string | null;
+  active: boolean;
+  startDate: number | null;
+  expirationDate: number | null;
+  redemptionLimit: number | null;
+  redeemedCount: number;
+  perCustomerLimit: number | null;
+  priority: number | null;
+  exclusive: boolean | null;
+  maxDiscount: number | null;
+  customerId: string | null;
+  giftBalance: number | null;
+  validationRuleIds: string[];
+  configVersion: number;
+  campaign: CampaignSnapshot | null;
+  /** CODE: a voucher code; TIER: an automatic promotion tier (its code is `tier:<id>`). */
+  kind: 'CODE' | 'TIER';
+  name: string | null;
+  schedule: Schedule | null;
+  /** The workspace's time zone: schedules without their own zone, rule time fields and budget periods use it. */
+  timeZone: string;
+  /** The campaign's rules, then the voucher's, resolved (ids that no longer exist are left out). */
+  rules: RuleSnapshot[];
+}
+
