@@ -4,6 +4,7 @@ import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
 import { redemptionContract } from '../domains/redemptions/redemption.contract.js';
 import { validationRuleContract } from '../domains/rules/validation-rule.contract.js';
+import { segmentContract } from '../domains/segments/segment.contract.js';
 import { eventContract } from '../domains/events/event.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
@@ -20,4 +21,5 @@ export const operations = Object.freeze([
   ...Object.values(webhookContract),
   ...Object.values(eventContract),
   ...Object.values(validationRuleContract),
+  ...Object.values(segmentContract),
 ]);

@@ -184,4 +184,21 @@ describe('condition evaluator laws', () => {
       runs,
     );
   });
+
+  it('parses any JSON without throwing, and evaluates whatever it accepts', () => {
+    const json = fc.oneof(fc.jsonValue({ maxDepth: 6 }), tree.map((t) => mutate(t)));
+    fc.assert(
+      fc.property(json, facts, (input, f) => {
+        const parsed = ConditionTree.safeParse(input);
+        if (parsed.success) evaluateConditions(parsed.data, f);
+      }),
+      runs,
+    );
+  });
 });
+
+/** A tree with one of its leaves' op or value replaced by something else. */
+function mutate(t: ConditionTree): unknown {
+  const text = JSON.stringify(t);
+  return JSON.parse(text.replace(/"op":"[a-zA-Z]+"/, '"op":"in"').replace(/"value":(\[[^\]]*\]|"[^"]*"|[^,}]+)/, '"value":{}'));
+}

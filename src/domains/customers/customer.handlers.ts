@@ -2,8 +2,8 @@
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { customerContract } from './customer.contract.js';
-import { deleteCustomer, findCustomer, listCustomers } from './customer.queries.js';
-import { changeCustomer, createCustomer } from './customer.service.js';
+import { findCustomer, listCustomers } from './customer.queries.js';
+import { changeCustomer, createCustomer, removeCustomer } from './customer.service.js';
 
 export const customerHandlers = implement(customerContract, {
   async createCustomer({ input, auth, deps }) {
@@ -23,6 +23,6 @@ export const customerHandlers = implement(customerContract, {
     return changeCustomer(deps.db, auth.workspaceId, id, patch);
   },
   async deleteCustomer({ input, auth, deps }) {
-    if (!(await deleteCustomer(deps.db, auth.workspaceId, input.id))) throw problem('not_found', 'no such customer');
+    if (!(await removeCustomer(deps.db, auth.workspaceId, input.id))) throw problem('not_found', 'no such customer');
   },
 });

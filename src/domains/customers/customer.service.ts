@@ -1,10 +1,12 @@
 // Customer use cases: create/update with the sourceId conflict mapped to 409, the customer.created outbox event
-// written in the creating transaction, and upsertCustomer() for the redemption engine.
+// written in the creating transaction, and upsertCustomer() for the redemption engine. Every create and update
+// re-evaluates the workspace's AUTO segments for the customer in the same transaction.
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import { problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { recordEvent } from '../events/index.js';
-import { findCustomer, findCustomerByEmail, findCustomerBySourceId, insertCustomer, insertCustomerIfAbsent, updateCustomer } from './customer.queries.js';
+import { awaitSegmentComputations, refreshCustomerSegments } from '../segments/index.js';
+import { deleteCustomer, findCustomer, findCustomerByEmail, findCustomerBySourceId, insertCustomer, insertCustomerIfAbsent, updateCustomer } from './customer.queries.js';
 import type { CreateCustomerBody, Customer, UpdateCustomerBody } from './customer.schemas.js';
 
 function isSourceIdConflict(error: unknown): boolean {
@@ -26,11 +28,17 @@ async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Cus
   });
 }
 
+function refreshSegments(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
+  const { id, sourceId, email, name, metadata, createdAt } = customer;
+  return refreshCustomerSegments(tx, workspaceId, { id, sourceId, email, name, metadata, createdAt, segments: [] });
+}
+
 export async function createCustomer(db: Pool, workspaceId: string, fields: CreateCustomerBody): Promise<Customer> {
   try {
     return await withTransaction(db, async (tx) => {
       const customer = await insertCustomer(tx, workspaceId, fields);
       await recordCustomerCreated(tx, workspaceId, customer);
+      await refreshSegments(tx, workspaceId, customer);
       return customer;
     });
   } catch (error) {
@@ -39,16 +47,28 @@ export async function createCustomer(db: Pool, workspaceId: string, fields: Crea
   }
 }
 
-export async function changeCustomer(db: Sql, workspaceId: string, id: string, patch: UpdateCustomerBody): Promise<Customer> {
+export async function changeCustomer(db: Pool, workspaceId: string, id: string, patch: UpdateCustomerBody): Promise<Customer> {
   let customer: Customer | undefined;
   try {
-    customer = await updateCustomer(db, workspaceId, id, patch);
+    customer = await withTransaction(db, async (tx) => {
+      const updated = await updateCustomer(tx, workspaceId, id, patch);
+      if (updated) await refreshSegments(tx, workspaceId, updated);
+      return updated;
+    });
   } catch (error) {
     if (isSourceIdConflict(error)) throw sourceIdConflict(patch.sourceId);
     throw error;
   }
   if (!customer) throw problem('not_found', 'no such customer');
   return customer;
+}
+
+/** Deletes the customer (its segment memberships go with it), after any running segment computation. */
+export async function removeCustomer(db: Pool, workspaceId: string, id: string): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    await awaitSegmentComputations(tx, workspaceId);
+    return deleteCustomer(tx, workspaceId, id);
+  });
 }
 
 // A row that conflicted but is gone by the time we read it was deleted concurrently: insert again, a few times at most.
@@ -67,6 +87,7 @@ export async function upsertCustomer(tx: Sql, workspaceId: string, ref: Customer
     const created = await insertCustomerIfAbsent(tx, workspaceId, { ...ref, sourceId });
     if (created) {
       await recordCustomerCreated(tx, workspaceId, created);
+      await refreshSegments(tx, workspaceId, created);
       return created;
     }
     const existing = await findCustomerBySourceId(tx, workspaceId, sourceId);

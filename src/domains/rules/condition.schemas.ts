@@ -39,7 +39,7 @@ export function isConditionField(field: string): field is ConditionField {
 
 export const ConditionFieldName = z
   .string()
-  .refine(isConditionField, UNKNOWN_FIELD)
+  .refine(isConditionField, { message: UNKNOWN_FIELD, abort: true })
   .meta({
     anyOf: [{ enum: [...CONDITION_FIELDS] }, { pattern: METADATA_FIELD.source }],
     description: 'What the leaf looks at; `order.metadata.<key>` and `customer.metadata.<key>` take any non-empty key (dots included).',
@@ -89,22 +89,25 @@ function valueProblem(op: ConditionOp, value: unknown, field: unknown): string |
   }
 }
 
-/** One node: exactly one kind, and a value that fits the op. Children are checked by their own node schema. */
+/**
+ * One node: exactly one kind, and a value that fits the op. Children are checked by their own node schema. Issues
+ * abort (continue: false), so no later refinement ever sees a malformed tree.
+ */
 function checkNode(node: NodeFields, ctx: z.RefinementCtx): void {
   const isLeaf = node.field !== undefined || node.op !== undefined || node.value !== undefined;
   const kinds = [node.all, node.any, node.not].filter((k) => k !== undefined).length + (isLeaf ? 1 : 0);
   if (kinds !== 1) {
-    ctx.addIssue({ code: 'custom', message: NODE_KINDS });
+    ctx.addIssue({ code: 'custom', continue: false, message: NODE_KINDS });
     return;
   }
   if (!isLeaf) return;
-  if (node.field === undefined) ctx.addIssue({ code: 'custom', message: 'a leaf needs a field', path: ['field'] });
+  if (node.field === undefined) ctx.addIssue({ code: 'custom', continue: false, message: 'a leaf needs a field', path: ['field'] });
   if (node.op === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'a leaf needs an op', path: ['op'] });
+    ctx.addIssue({ code: 'custom', continue: false, message: 'a leaf needs an op', path: ['op'] });
     return;
   }
   const problem = valueProblem(node.op as ConditionOp, node.value, node.field);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['value'] });
+  if (problem) ctx.addIssue({ code: 'custom', continue: false, message: problem, path: ['value'] });
 }
 
 /** The first size problem of a tree, found without recursion and given up past the limits (the input may be anything). */
@@ -133,7 +136,7 @@ const NestedCondition = z
   .unknown()
   .superRefine((value, ctx) => {
     const result = ConditionNode.safeParse(value);
-    if (!result.success) for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    if (!result.success) for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', continue: false, message: issue.message, path: issue.path });
   })
   .meta({ type: 'object', description: 'A nested condition, shaped like ConditionTree.' });
 
@@ -158,7 +161,7 @@ const ConditionNode = z
 export const ConditionTree: z.ZodType<ConditionTree, ConditionTree> = z
   .preprocess((input, ctx) => {
     const issue = sizeIssue(input);
-    if (issue) ctx.addIssue({ code: 'custom', input, ...issue });
+    if (issue) ctx.addIssue({ code: 'custom', continue: false, input, ...issue });
     return input;
   }, ConditionNode)
   .meta({

@@ -1,0 +1,260 @@
+// SQL of segments and their members: parameterized, explicit columns, one row mapper per row type; every statement is
+// scoped to a workspace. Customers are read here (facts for AUTO segments) but never written.
+import type { CursorCodec } from '../../platform/cursor.js';
+import type { Sql } from '../../platform/database.js';
+import { keysetPage } from '../../platform/pagination.js';
+import type { ConditionTree } from '../rules/index.js';
+import type { CustomerFacts } from '../rules/index.js';
+import type { ListSegmentsQuery, Segment, SegmentMember, SegmentType } from './segment.schemas.js';
+
+const COLUMNS = 'id, name, type, conditions, created_at, updated_at';
+
+interface SegmentRow {
+  [column: string]: unknown;
+  id: string;
+  name: string;
+  type: SegmentType;
+  conditions: ConditionTree | null;
+  created_at: Date;
+  updated_at: Date;
+  size?: number;
+}
+
+function toSegment(row: SegmentRow): Segment {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    conditions: row.conditions,
+    ...(row.size !== undefined ? { size: row.size } : {}),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const SIZE = '(SELECT count(*)::int FROM segment_members m WHERE m.segment_id = segments.id) AS size';
+
+/**
+ * AUTO membership is computed from every customer by one transaction while customer writes evaluate the AUTO segments
+ * they see: a segment computation holds this lock exclusively, customer writes share it, so neither misses the other.
+ */
+export async function lockSegmentMembership(tx: Sql, workspaceId: string, mode: 'exclusive' | 'shared'): Promise<void> {
+  const fn = mode === 'exclusive' ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared';
+  await tx.query(`SELECT ${fn}(hashtextextended('segment-membership:' || $1::text, 0))`, [workspaceId]);
+}
+
+export async function insertSegment(
+  tx: Sql,
+  workspaceId: string,
+  fields: { name: string; type: SegmentType; conditions: ConditionTree | null },
+): Promise<Segment> {
+  const { rows } = await tx.query<SegmentRow>(
+    `INSERT INTO segments (workspace_id, name, type, conditions) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    [workspaceId, fields.name, fields.type, fields.conditions === null ? null : JSON.stringify(fields.conditions)],
+  );
+  return toSegment(rows[0]!);
+}
+
+export async function findSegment(db: Sql, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<Segment | undefined> {
+  const { rows } = await db.query<SegmentRow>(
+    `SELECT ${COLUMNS}, ${SIZE} FROM segments WHERE workspace_id = $1 AND id = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [workspaceId, id],
+  );
+  return rows[0] && toSegment(rows[0]);
+}
+
+export function listSegments(db: Sql, cursors: CursorCodec, workspaceId: string, request: ListSegmentsQuery) {
+  return keysetPage<SegmentRow, Segment>(
+    db,
+    cursors,
+    { list: 'segments.list', from: 'segments', columns: COLUMNS, where: ['workspace_id = $1'], params: [workspaceId], map: toSegment },
+    request,
+  );
+}
+
+/** Sets name and conditions when given (undefined keeps them). */
+export async function updateSegmentRow(
+  tx: Sql,
+  workspaceId: string,
+  id: string,
+  patch: { name?: string | undefined; conditions?: ConditionTree | undefined },
+): Promise<void> {
+  await tx.query(
+    `UPDATE segments SET name = COALESCE($3, name), conditions = COALESCE($4::jsonb, conditions), updated_at = now()
+     WHERE workspace_id = $1 AND id = $2`,
+    [workspaceId, id, patch.name ?? null, patch.conditions === undefined ? null : JSON.stringify(patch.conditions)],
+  );
+}
+
+export async function deleteSegmentRow(tx: Sql, workspaceId: string, id: string): Promise<boolean> {
+  const { rowCount } = await tx.query('DELETE FROM segments WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
+  return (rowCount ?? 0) > 0;
+}
+
+export async function findAutoSegments(tx: Sql, workspaceId: string): Promise<Array<{ id: string; conditions: ConditionTree }>> {
+  const { rows } = await tx.query<{ id: string; conditions: ConditionTree }>(
+    `SELECT id, conditions FROM segments WHERE workspace_id = $1 AND type = 'AUTO'`,
+    [workspaceId],
+  );
+  return rows;
+}
+
+/** Adds members (those already in stay as they are); the ids that were added. */
+export async function insertMembers(tx: Sql, workspaceId: string, segmentId: string, customerIds: readonly string[]): Promise<string[]> {
+  if (customerIds.length === 0) return [];
+  const { rows } = await tx.query<{ customer_id: string }>(
+    `INSERT INTO segment_members (workspace_id, segment_id, customer_id)
+     SELECT $1, $2, c FROM unnest($3::uuid[]) AS c ON CONFLICT DO NOTHING RETURNING customer_id`,
+    [workspaceId, segmentId, customerIds],
+  );
+  return rows.map((r) => r.customer_id);
+}
+
+/** Removes members; the ids that were members. */
+export async function deleteMembers(tx: Sql, workspaceId: string, segmentId: string, customerIds: readonly string[]): Promise<string[]> {
+  if (customerIds.length === 0) return [];
+  const { rows } = await tx.query<{ customer_id: string }>(
+    `DELETE FROM segment_members WHERE workspace_id = $1 AND segment_id = $2 AND customer_id = ANY($3::uuid[]) RETURNING customer_id`,
+    [workspaceId, segmentId, customerIds],
+  );
+  return rows.map((r) => r.customer_id);
+}
+
+export async function deleteAllMembers(tx: Sql, workspaceId: string, segmentId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ customer_id: string }>(
+    'DELETE FROM segment_members WHERE workspace_id = $1 AND segment_id = $2 RETURNING customer_id',
+    [workspaceId, segmentId],
+  );
+  return rows.map((r) => r.customer_id);
+}
+
+/** Adds and removes one customer's memberships of the given segments. */
+export async function setCustomerMemberships(
+  tx: Sql,
+  workspaceId: string,
+  customerId: string,
+  change: { enter: readonly string[]; leave: readonly string[] },
+): Promise<{ entered: string[]; left: string[] }> {
+  const entered = change.enter.length
+    ? (
+        await tx.query<{ segment_id: string }>(
+          `INSERT INTO segment_members (workspace_id, segment_id, customer_id)
+           SELECT $1, s, $2 FROM unnest($3::uuid[]) AS s ON CONFLICT DO NOTHING RETURNING segment_id`,
+          [workspaceId, customerId, change.enter],
+        )
+      ).rows.map((r) => r.segment_id)
+    : [];
+  const left = change.leave.length
+    ? (
+        await tx.query<{ segment_id: string }>(
+          `DELETE FROM segment_members WHERE workspace_id = $1 AND customer_id = $2 AND segment_id = ANY($3::uuid[]) RETURNING segment_id`,
+          [workspaceId, customerId, change.leave],
+        )
+      ).rows.map((r) => r.segment_id)
+    : [];
+  return { entered, left };
+}
+
+export async function findCustomerSegmentIds(tx: Sql, workspaceId: string, customerId: string): Promise<string[]> {
+  const { rows } = await tx.query<{ segment_id: string }>(
+    'SELECT segment_id FROM segment_members WHERE workspace_id = $1 AND customer_id = $2',
+    [workspaceId, customerId],
+  );
+  return rows.map((r) => r.segment_id);
+}
+
+/** The ids among these that name no customer of the workspace. */
+export async function findMissingCustomers(db: Sql, workspaceId: string, customerIds: readonly string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT given.id::text AS id FROM unnest($2::uuid[]) AS given(id)
+     WHERE NOT EXISTS (SELECT 1 FROM customers c WHERE c.workspace_id = $1 AND c.id = given.id)`,
+    [workspaceId, [...new Set(customerIds.map((id) => id.toLowerCase()))]],
+  );
+  return rows.map((r) => r.id);
+}
+
+interface CustomerFactsRow {
+  [column: string]: unknown;
+  id: string;
+  source_id: string | null;
+  email: string | null;
+  name: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  segments?: string[];
+}
+
+function toCustomerFacts(row: CustomerFactsRow): CustomerFacts {
+  return {
+    id: row.id,
+    sourceId: row.source_id,
+    email: row.email,
+    name: row.name,
+    createdAt: row.created_at.toISOString(),
+    segments: row.segments ?? [],
+    metadata: row.metadata,
+  };
+}
+
+const FACT_COLUMNS = 'c.id, c.source_id, c.email, c.name, c.metadata, c.created_at';
+
+/** One customer's facts with the ids of every segment it is in, in one statement. */
+export async function findCustomerFacts(db: Sql, workspaceId: string, customerId: string): Promise<CustomerFacts | undefined> {
+  const { rows } = await db.query<CustomerFactsRow>(
+    `SELECT ${FACT_COLUMNS},
+       ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
+     FROM customers c WHERE c.workspace_id = $1 AND c.id = $2`,
+    [workspaceId, customerId],
+  );
+  return rows[0] && toCustomerFacts(rows[0]);
+}
+
+/** A page of the workspace's customers in id order, after `afterId`, as facts without segments. */
+export async function findCustomerFactsPage(db: Sql, workspaceId: string, afterId: string | null, limit: number): Promise<CustomerFacts[]> {
+  const { rows } = await db.query<CustomerFactsRow>(
+    `SELECT ${FACT_COLUMNS} FROM customers c
+     WHERE c.workspace_id = $1 AND ($2::uuid IS NULL OR c.id > $2::uuid) ORDER BY c.id LIMIT $3`,
+    [workspaceId, afterId, limit],
+  );
+  return rows.map(toCustomerFacts);
+}
+
+/** Of these customers, the ones in the segment. */
+export async function findMembersAmong(db: Sql, segmentId: string, customerIds: readonly string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ customer_id: string }>(
+    'SELECT customer_id FROM segment_members WHERE segment_id = $1 AND customer_id = ANY($2::uuid[])',
+    [segmentId, customerIds],
+  );
+  return new Set(rows.map((r) => r.customer_id));
+}
+
+interface MemberRow {
+  [column: string]: unknown;
+  id: string;
+  source_id: string | null;
+  email: string | null;
+  name: string | null;
+  created_at: Date;
+}
+
+function toMember(row: MemberRow): SegmentMember {
+  return { customerId: row.id, sourceId: row.source_id, email: row.email, name: row.name, addedAt: row.created_at.toISOString() };
+}
+
+export function listMembers(db: Sql, cursors: CursorCodec, workspaceId: string, segmentId: string, request: ListSegmentsQuery) {
+  return keysetPage<MemberRow, SegmentMember>(
+    db,
+    cursors,
+    {
+      list: `segments.listMembers:${segmentId}`,
+      // The member's customer id is the keyset id: (created_at, id) of segment_members is unique within a segment.
+      from: `(SELECT m.workspace_id, m.segment_id, m.customer_id AS id, m.created_at, c.source_id, c.email, c.name
+              FROM segment_members m JOIN customers c ON c.id = m.customer_id) AS members`,
+      columns: 'id, source_id, email, name, created_at',
+      where: ['workspace_id = $1', 'segment_id = $2'],
+      params: [workspaceId, segmentId],
+      map: toMember,
+    },
+    request,
+  );
+}

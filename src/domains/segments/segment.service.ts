@@ -1,0 +1,146 @@
+// Segment use cases: AUTO membership computed from every customer when a segment is written, and re-evaluated for one
+// customer when that customer is written; every membership change records customer.segment.entered / .left in the
+// transaction that makes it.
+import { invalidField, problem } from '../../contract/problems.js';
+import { withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { recordEvents, type EventType, type NewEvent } from '../events/index.js';
+import { evaluateConditions, type ConditionTree, type CustomerFacts } from '../rules/index.js';
+import {
+  deleteAllMembers,
+  deleteMembers,
+  deleteSegmentRow,
+  findAutoSegments,
+  findCustomerFactsPage,
+  findCustomerSegmentIds,
+  findMembersAmong,
+  findMissingCustomers,
+  findSegment,
+  insertMembers,
+  insertSegment,
+  lockSegmentMembership,
+  setCustomerMemberships,
+  updateSegmentRow,
+} from './segment.queries.js';
+import type { CreateSegmentBody, Segment, UpdateSegmentBody } from './segment.schemas.js';
+
+// Not yet in the events domain's EVENT_TYPES list (owned there); recorded under these names.
+const ENTERED = 'customer.segment.entered' as unknown as EventType;
+const LEFT = 'customer.segment.left' as unknown as EventType;
+
+const BATCH = 1_000;
+
+function membershipEvents(workspaceId: string, pairs: { entered: Array<[string, string]>; left: Array<[string, string]> }): NewEvent[] {
+  return [
+    ...pairs.entered.map(([customerId, segmentId]) => ({ workspaceId, type: ENTERED, payload: { customerId, segmentId } })),
+    ...pairs.left.map(([customerId, segmentId]) => ({ workspaceId, type: LEFT, payload: { customerId, segmentId } })),
+  ];
+}
+
+const notFound = () => problem('not_found', 'no such segment');
+
+/**
+ * Computes an AUTO segment's members from all the workspace's customers, 1,000 at a time, in TS with the one
+ * evaluator the rules use (a SQL translation would be a second implementation of the same semantics to keep equal).
+ */
+async function computeMembers(tx: Sql, workspaceId: string, segmentId: string, conditions: ConditionTree): Promise<void> {
+  await lockSegmentMembership(tx, workspaceId, 'exclusive');
+  let after: string | null = null;
+  for (;;) {
+    const customers = await findCustomerFactsPage(tx, workspaceId, after, BATCH);
+    if (customers.length === 0) return;
+    after = customers[customers.length - 1]!.id;
+    const ids = customers.map((c) => c.id!);
+    const matching = customers.filter((c) => evaluateConditions(conditions, { customer: c }).ok).map((c) => c.id!);
+    const current = await findMembersAmong(tx, segmentId, ids);
+    const entered = await insertMembers(tx, workspaceId, segmentId, matching.filter((id) => !current.has(id)));
+    const matched = new Set(matching);
+    const left = await deleteMembers(tx, workspaceId, segmentId, [...current].filter((id) => !matched.has(id)));
+    await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((c) => [c, segmentId]), left: left.map((c) => [c, segmentId]) }));
+    if (customers.length < BATCH) return;
+  }
+}
+
+async function addStaticMembers(tx: Sql, workspaceId: string, segmentId: string, customerIds: readonly string[]): Promise<void> {
+  const missing = await findMissingCustomers(tx, workspaceId, customerIds);
+  if (missing.length) throw invalidField('body.customerIds', `no customer in this workspace with id ${missing.join(', ')}`);
+  const entered = await insertMembers(tx, workspaceId, segmentId, [...new Set(customerIds.map((id) => id.toLowerCase()))]);
+  await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((c) => [c, segmentId]), left: [] }));
+}
+
+export async function createSegment(db: Pool, workspaceId: string, body: CreateSegmentBody): Promise<Segment> {
+  return withTransaction(db, async (tx) => {
+    const conditions = body.type === 'AUTO' ? body.conditions! : null;
+    const segment = await insertSegment(tx, workspaceId, { name: body.name, type: body.type, conditions });
+    if (conditions) await computeMembers(tx, workspaceId, segment.id, conditions);
+    else if (body.customerIds) await addStaticMembers(tx, workspaceId, segment.id, body.customerIds);
+    return (await findSegment(tx, workspaceId, segment.id))!;
+  });
+}
+
+export async function changeSegment(db: Pool, workspaceId: string, id: string, patch: UpdateSegmentBody): Promise<Segment> {
+  return withTransaction(db, async (tx) => {
+    const current = await findSegment(tx, workspaceId, id, { forUpdate: true });
+    if (!current) throw notFound();
+    if (patch.conditions !== undefined && current.type !== 'AUTO') {
+      throw invalidField('body.conditions', 'a STATIC segment has no conditions: add or remove members instead');
+    }
+    await updateSegmentRow(tx, workspaceId, id, patch);
+    if (patch.conditions !== undefined) await computeMembers(tx, workspaceId, id, patch.conditions);
+    return (await findSegment(tx, workspaceId, id))!;
+  });
+}
+
+/** Deletes the segment; each member leaves it (with its event). */
+export async function removeSegment(db: Pool, workspaceId: string, id: string): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    if (!(await findSegment(tx, workspaceId, id, { forUpdate: true }))) throw notFound();
+    const left = await deleteAllMembers(tx, workspaceId, id);
+    await recordEvents(tx, membershipEvents(workspaceId, { entered: [], left: left.map((c) => [c, id]) }));
+    await deleteSegmentRow(tx, workspaceId, id);
+  });
+}
+
+async function staticSegment(tx: Sql, workspaceId: string, id: string): Promise<void> {
+  const segment = await findSegment(tx, workspaceId, id, { forUpdate: true });
+  if (!segment) throw notFound();
+  if (segment.type !== 'STATIC') throw problem('conflict', 'the members of an AUTO segment follow its conditions: change them instead');
+}
+
+export async function addSegmentMembers(db: Pool, workspaceId: string, id: string, customerIds: readonly string[]): Promise<Segment> {
+  return withTransaction(db, async (tx) => {
+    await staticSegment(tx, workspaceId, id);
+    await addStaticMembers(tx, workspaceId, id, customerIds);
+    return (await findSegment(tx, workspaceId, id))!;
+  });
+}
+
+export async function removeSegmentMembers(db: Pool, workspaceId: string, id: string, customerIds: readonly string[]): Promise<Segment> {
+  return withTransaction(db, async (tx) => {
+    await staticSegment(tx, workspaceId, id);
+    const left = await deleteMembers(tx, workspaceId, id, [...new Set(customerIds.map((c) => c.toLowerCase()))]);
+    await recordEvents(tx, membershipEvents(workspaceId, { entered: [], left: left.map((c) => [c, id]) }));
+    return (await findSegment(tx, workspaceId, id))!;
+  });
+}
+
+/**
+ * Re-evaluates the workspace's AUTO segments for one customer just created or changed, inside the caller's
+ * transaction (which must be the one that wrote the customer). STATIC memberships are left alone.
+ */
+export async function refreshCustomerSegments(tx: Sql, workspaceId: string, customer: CustomerFacts & { id: string }): Promise<void> {
+  await lockSegmentMembership(tx, workspaceId, 'shared');
+  const segments = await findAutoSegments(tx, workspaceId);
+  if (segments.length === 0) return;
+  const current = new Set(await findCustomerSegmentIds(tx, workspaceId, customer.id));
+  const holds = new Set(segments.filter((s) => evaluateConditions(s.conditions, { customer: { ...customer, segments: [] } }).ok).map((s) => s.id));
+  const enter = [...holds].filter((id) => !current.has(id));
+  const leave = segments.map((s) => s.id).filter((id) => current.has(id) && !holds.has(id));
+  if (enter.length === 0 && leave.length === 0) return;
+  const { entered, left } = await setCustomerMemberships(tx, workspaceId, customer.id, { enter, leave });
+  await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((s) => [customer.id, s]), left: left.map((s) => [customer.id, s]) }));
+}
+
+/** Customer writes that change no AUTO segment membership (a deletion) still wait for a running computation. */
+export async function awaitSegmentComputations(tx: Sql, workspaceId: string): Promise<void> {
+  await lockSegmentMembership(tx, workspaceId, 'shared');
+}
