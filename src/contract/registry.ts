@@ -7,6 +7,7 @@ import { validationRuleContract } from '../domains/rules/validation-rule.contrac
 import { segmentContract } from '../domains/segments/segment.contract.js';
 import { eventContract } from '../domains/events/event.contract.js';
 import { orderContract } from '../domains/orders/order.contract.js';
+import { publicationContract } from '../domains/publications/publication.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
@@ -22,6 +23,7 @@ export const operations = Object.freeze([
   ...Object.values(webhookContract),
   ...Object.values(eventContract),
   ...Object.values(orderContract),
+  ...Object.values(publicationContract),
   ...Object.values(validationRuleContract),
   ...Object.values(segmentContract),
 ]);
