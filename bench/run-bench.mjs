@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { freePort, runBounded } from './support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -160,6 +161,62 @@ async function main() {
     ],
   });
 
+  // Qualification with 20,000 active tiers and vouchers in the workspace: 10,000 tiers (9,800 bound to a product and
+  // a minimum amount, 200 with an amount threshold only) and 10,000 vouchers assigned to 2,000 customers, seeded in SQL.
+  const workspace = await api('GET', '/workspace');
+  const seedDb = new pg.Client({ connectionString: databaseUrl });
+  seedDb.on('error', () => undefined);
+  await seedDb.connect();
+  const promo = await api('POST', '/campaigns', { name: 'automatic', type: 'PROMOTION' });
+  console.error('seeding 10,000 tiers and 10,000 customer vouchers ...');
+  await seedDb.query(
+    `WITH rules AS (
+       INSERT INTO validation_rules (workspace_id, id, name, conditions)
+       SELECT $1, gen_random_uuid(), 'rule ' || i,
+              CASE WHEN i < 9800
+                   THEN jsonb_build_object('all', jsonb_build_array(
+                          jsonb_build_object('field', 'order.items.productId', 'op', 'contains', 'value', 'p' || (i % 4900)),
+                          jsonb_build_object('field', 'order.amount', 'op', 'gte', 'value', (i % 5) * 2000)))
+                   ELSE jsonb_build_object('field', 'order.amount', 'op', 'gte', 'value', 1000 + (i - 9800) * 100) END
+         FROM generate_series(0, 9999) AS i
+       RETURNING id, name),
+     numbered AS (SELECT row_number() OVER () - 1 AS i, id AS rule_id, gen_random_uuid() AS tier_id FROM rules)
+     INSERT INTO vouchers (workspace_id, id, code, campaign_id, type, kind, name, currency, discount, validation_rule_ids)
+     SELECT $1, tier_id, 'tier:' || tier_id, $2, 'DISCOUNT', 'TIER', 'tier ' || i, CASE WHEN i % 2 = 0 THEN 'EUR' ELSE 'USD' END,
+            jsonb_build_object('type', 'PERCENT', 'percentOff', 5 + i % 20), ARRAY[rule_id]
+       FROM numbered`,
+    [workspace.id, promo.id],
+  );
+  await seedDb.query(
+    `WITH cs AS (
+       INSERT INTO customers (workspace_id, id, source_id) SELECT $1, gen_random_uuid(), 'bench-' || i FROM generate_series(0, 1999) AS i RETURNING id)
+     INSERT INTO vouchers (workspace_id, code, type, discount, customer_id)
+     SELECT $1, 'CV-' || substr(md5(random()::text), 1, 12), 'DISCOUNT', jsonb_build_object('type', 'AMOUNT', 'amountOff', 100 + k * 50), cs.id
+       FROM cs CROSS JOIN generate_series(0, 4) AS k`,
+    [workspace.id],
+  );
+  await seedDb.end();
+  const cartOf = () => {
+    const items = [0, 1, 2].map(() => ({ productId: 'p' + Math.floor(Math.random() * 4900), quantity: 1, price: 1000 + Math.floor(Math.random() * 6000) }));
+    return { amount: items.reduce((a, i) => a + i.price, 0), currency: Math.random() < 0.5 ? 'EUR' : 'USD', items };
+  };
+  const qualificationBody = () => JSON.stringify({ order: cartOf(), customer: { sourceId: 'bench-' + Math.floor(Math.random() * 2000) } });
+  const sampleAnswer = await (await fetch(`${baseUrl}/api/v1/qualifications`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: qualificationBody() })).json();
+  if (!Array.isArray(sampleAnswer.data) || sampleAnswer.data.length === 0) throw new Error(`qualification answered nothing: ${JSON.stringify(sampleAnswer)}`);
+  const QUAL_CONNECTIONS = 10;
+  const peerQualification = await load('naive peer: qualification, 20k', {
+    url: peerUrl,
+    connections: QUAL_CONNECTIONS,
+    headers: auth,
+    requests: [{ method: 'POST', path: `/workspaces/${workspace.id}/qualifications`, setupRequest: (req) => ({ ...req, body: qualificationBody() }) }],
+  });
+  const qualification = await load('qualification, 20k tiers and vouchers', {
+    url: baseUrl,
+    connections: QUAL_CONNECTIONS,
+    headers: auth,
+    requests: [{ method: 'POST', path: '/api/v1/qualifications', setupRequest: (req) => ({ ...req, body: qualificationBody() }) }],
+  });
+
   const peerCheck = await (await fetch(`${peerUrl}/vouchers/${spread[0]}/redemption`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: orderBody })).json();
   if (!peerCheck.ok) throw new Error(`the naive peer refused a seeded code: ${JSON.stringify(peerCheck)}`);
   const ready = await (await fetch(`${baseUrl}/ready`)).json();
@@ -173,6 +230,7 @@ async function main() {
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
     [validate, peerHot], [hot, peerHot], [spreadRow, peerSpread], [gift, peerHot], [stack, peerHot],
+    [peerQualification, null], [qualification, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);
   const lines = [
@@ -189,6 +247,7 @@ async function main() {
   check(`gift-card hot redeem >= 10x naive peer (${ratio(gift, peerHot)})`, gift.rps >= 10 * peerHot.rps);
   check(`3-voucher stack >= 5x the peer's single redeem (${ratio(stack, peerHot)})`, stack.rps >= 5 * peerHot.rps);
   check(`validate >= 0.5x bare node:http (${ratio(validate, bare)})`, validate.rps >= 0.5 * bare.rps);
+  check(`qualification with 20,000 tiers and vouchers: p99 < 20 ms at ${QUAL_CONNECTIONS} connections (${qualification.p99} ms; naive peer p99 ${peerQualification.p99} ms)`, qualification.p99 < 20);
   for (const p of partitionStats) {
     console.log(`partition ${p.partition}: ${p.batches} batches, ${p.averageBatch} writes per batch, ${p.averageCommitMs} ms per commit, ${p.guardRetries} guard retries, ${p.cached} vouchers cached`);
   }

@@ -61,4 +61,47 @@ app.post('/vouchers/:code/redemption', async (req, res) => {
     client.release();
   }
 });
+// Qualification as a peer does it: every active tier of the workspace (with its rules) and the customer's vouchers read
+// per request, each tier's rules evaluated in turn, the results sorted. Same data, same PostgreSQL, no index.
+function holds(node, order) {
+  if (node.all) return node.all.every((n) => holds(n, order));
+  if (node.any) return node.any.some((n) => holds(n, order));
+  if (node.not) return !holds(node.not, order);
+  const values =
+    node.field === 'order.amount' ? [order.amount]
+    : node.field === 'order.currency' ? [order.currency]
+    : node.field === 'order.items.productId' ? (order.items ?? []).map((i) => i.productId)
+    : [];
+  switch (node.op) {
+    case 'eq': case 'contains': return values.includes(node.value);
+    case 'gte': return values.some((v) => v >= node.value);
+    case 'gt': return values.some((v) => v > node.value);
+    case 'in': return values.some((v) => node.value.includes(v));
+    default: return false;
+  }
+}
+app.post('/workspaces/:workspaceId/qualifications', async (req, res) => {
+  if (!(await authorized(req.headers.authorization))) return res.status(401).json({ code: 'unauthorized' });
+  const { order, customer } = req.body;
+  const tiers = await pool.query(
+    `SELECT v.id, v.discount, coalesce(v.currency, c.currency) AS currency,
+            ARRAY(SELECT r.conditions FROM validation_rules r WHERE r.id = ANY (v.validation_rule_ids)) AS rules
+       FROM vouchers v LEFT JOIN campaigns c ON c.id = v.campaign_id
+      WHERE v.workspace_id = $1 AND v.kind = 'TIER' AND v.active AND coalesce(c.active, true)`,
+    [req.params.workspaceId],
+  );
+  const own = customer?.sourceId
+    ? await pool.query(
+        `SELECT v.code, v.discount FROM vouchers v JOIN customers cu ON cu.id = v.customer_id
+          WHERE v.workspace_id = $1 AND cu.source_id = $2 AND v.active`,
+        [req.params.workspaceId, customer.sourceId],
+      )
+    : { rows: [] };
+  const offer = (discount) => (discount.type === 'PERCENT' ? Math.round((order.amount * discount.percentOff) / 100) : Math.min(order.amount, discount.amountOff ?? 0));
+  const data = [
+    ...tiers.rows.filter((t) => (!t.currency || t.currency === order.currency) && t.rules.every((r) => holds(r, order))).map((t) => ({ tierId: t.id, amount: offer(t.discount) })),
+    ...own.rows.map((v) => ({ code: v.code, amount: offer(v.discount) })),
+  ].sort((a, b) => b.amount - a.amount);
+  res.json({ data: data.slice(0, 20) });
+});
 app.listen(Number(port), '127.0.0.1', () => process.send?.('ready'));

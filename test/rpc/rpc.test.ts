@@ -47,7 +47,7 @@ describe('RPC happy path', () => {
     expect(res.status).toBe(200);
     expect(res.body.version).toBe(packageVersion);
     expect(res.body.scopes).toEqual(['campaigns:read']);
-    expect(res.body.operations.map((o: any) => o.name).sort()).toEqual(['campaigns.get', 'campaigns.list']);
+    expect(res.body.operations.map((o: any) => o.name).sort()).toEqual(['campaigns.get', 'campaigns.list', 'promotions.getTier', 'promotions.listTiers']);
   });
 
   it('is listed in the OpenAPI document with the operation names', async () => {

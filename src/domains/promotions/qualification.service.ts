@@ -6,7 +6,7 @@
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import type { CustomerUse } from '../../contract/engine-port.js';
 import type { Pool, Sql } from '../../platform/database.js';
-import { decideSingle, effectivePriority, isExclusive, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
+import { decideSingle, effectivePriority, isExclusive, orderTotals, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
 import { QualificationIndex } from './qualification-index.js';
 import type { QualifiedOffer } from './tier.schemas.js';
@@ -72,6 +72,13 @@ function offerOf(v: VoucherSnapshot | undefined, outcome: ValidationOutcome, cod
 const bestFirst = (a: QualifiedOffer, b: QualifiedOffer) =>
   b.discount.amount - a.discount.amount || b.priority - a.priority || (a.name ?? a.code ?? '').localeCompare(b.name ?? b.code ?? '');
 
+/** A decision on the index's own snapshot, in the engine's outcome shape. */
+function outcomeOf(decided: ReturnType<typeof decideSingle>, order: Order): ValidationOutcome {
+  const { decision, state } = decided;
+  if (!decision.ok) return { valid: false, code: decision.code };
+  return { valid: true, discount: { type: decision.discountType, amount: decision.amount }, order: orderTotals(order, state) };
+}
+
 /** Tiers that apply to the cart, best first, confirmed by the engine, at most `limit`. */
 async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
   const index = await qualificationIndex(db, engine, request.workspaceId);
@@ -79,17 +86,25 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
   // Decided on the index's snapshots first (no I/O): only those that would give something are worth confirming.
   const likely = index
     .candidates(request.order)
-    .map((tier) => ({ tier, decision: decideSingle(tier, use, { order: request.order }, now).decision }))
-    .filter((c) => c.decision.ok && c.decision.amount > 0)
-    .sort((a, b) => (b.decision.ok ? b.decision.amount : 0) - (a.decision.ok ? a.decision.amount : 0));
+    .map((tier) => ({ tier, decided: decideSingle(tier, use, { order: request.order }, now) }))
+    .filter((c) => c.decided.decision.ok && c.decided.decision.amount > 0)
+    .sort((a, b) => (b.decided.decision.ok ? b.decided.decision.amount : 0) - (a.decided.decision.ok ? a.decided.decision.amount : 0));
+  // The index is rebuilt whenever a tier, rule, campaign or workspace setting changes, so its snapshots decide settings
+  // exactly; only what moves without that (use counts, per-customer uses, budgets) needs the engine's live figures.
+  const live = (t: VoucherSnapshot) => t.redemptionLimit !== null || t.perCustomerLimit !== null || t.campaign?.budget != null;
   const confirmed: QualifiedOffer[] = [];
   for (let at = 0; at < likely.length && confirmed.length < request.limit; at += request.limit) {
     const chunk = likely.slice(at, at + request.limit);
     const outcomes = await Promise.all(
-      chunk.map((c) => engine.validate({ workspaceId: request.workspaceId, code: c.tier.code, kind: 'TIER', order: request.order, customer: request.customer })),
+      chunk.map((c) =>
+        live(c.tier)
+          ? engine.validate({ workspaceId: request.workspaceId, code: c.tier.code, kind: 'TIER', order: request.order, customer: request.customer })
+          : outcomeOf(c.decided, request.order),
+      ),
     );
     outcomes.forEach((outcome, i) => {
-      if (outcome.valid && outcome.discount && outcome.discount.amount > 0) confirmed.push(offerOf(chunk[i]!.tier, outcome, chunk[i]!.tier.code, chunk[i]!.tier.name ?? undefined));
+      const tier = chunk[i]!.tier;
+      if (outcome.valid && outcome.discount && outcome.discount.amount > 0) confirmed.push(offerOf(tier, outcome, tier.code, tier.name ?? undefined));
     });
   }
   return confirmed.sort(bestFirst).slice(0, request.limit);

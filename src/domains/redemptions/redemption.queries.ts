@@ -86,7 +86,7 @@ interface LedgerRow {
 
 /** The voucher's id and type, to list its ledger (undefined when there is no such voucher). */
 export async function findVoucherIdentity(db: Sql, workspaceId: string, code: string): Promise<{ id: string; type: string } | undefined> {
-  const { rows } = await db.query<{ id: string; type: string }>('SELECT id, type FROM vouchers WHERE workspace_id = $1 AND code = $2', [workspaceId, code]);
+  const { rows } = await db.query<{ id: string; type: string }>("SELECT id, type FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE'", [workspaceId, code]);
   return rows[0];
 }
 

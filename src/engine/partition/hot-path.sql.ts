@@ -114,10 +114,9 @@ export const SNAPSHOT_SELECT = `SELECT v.id, v.workspace_id, v.code, v.type, v.c
                  THEN '[]'::json
                  ELSE (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'conditions', r.conditions,
                                                                   'errorMessage', r.error_message, 'applicableTo', r.applicable_to)
-                                                ORDER BY array_position(coalesce(c.validation_rule_ids, '{}') || v.validation_rule_ids, r.id)), '[]'::json)
-                         FROM validation_rules r
-                        WHERE r.workspace_id = v.workspace_id
-                          AND r.id = ANY (coalesce(c.validation_rule_ids, '{}') || v.validation_rule_ids))
+                                                ORDER BY k.n), '[]'::json)
+                         FROM unnest(coalesce(c.validation_rule_ids, '{}') || v.validation_rule_ids) WITH ORDINALITY AS k(id, n)
+                         JOIN validation_rules r ON r.id = k.id AND r.workspace_id = v.workspace_id)
             END AS rules`;
 
 export const SNAPSHOT_JOINS = `JOIN workspaces w ON w.workspace_id = v.workspace_id
