@@ -6,6 +6,7 @@ import { redemptionContract } from '../domains/redemptions/redemption.contract.j
 import { validationRuleContract } from '../domains/rules/validation-rule.contract.js';
 import { segmentContract } from '../domains/segments/segment.contract.js';
 import { eventContract } from '../domains/events/event.contract.js';
+import { promotionContract } from '../domains/promotions/promotion.contract.js';
 import { orderContract } from '../domains/orders/order.contract.js';
 import { publicationContract } from '../domains/publications/publication.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
@@ -20,6 +21,7 @@ export const operations = Object.freeze([
   ...Object.values(voucherContract),
   ...Object.values(customerContract),
   ...Object.values(redemptionContract),
+  ...Object.values(promotionContract),
   ...Object.values(webhookContract),
   ...Object.values(eventContract),
   ...Object.values(orderContract),
