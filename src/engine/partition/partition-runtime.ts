@@ -42,6 +42,8 @@ interface Item {
   done?: boolean;
   /** Decided in a batch of its own (after its batch failed on a value PostgreSQL refused). */
   alone?: boolean;
+  /** Already retried once after a deadlock. */
+  retried?: boolean;
 }
 
 type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust' }>;
@@ -243,6 +245,13 @@ export class PartitionRuntime {
       this.runBatch(items)
         .catch((error: unknown) => {
           const state = sqlState(error);
+          // A deadlock (possible only between a batch and a stack over budget rows) undid the statement: decide again.
+          if ((state === '40P01' || state === '40001') && !items.some((item) => item.retried)) {
+            const again = items.filter((item) => !item.done).map((item) => ({ ...item, retried: true }));
+            for (const item of again) this.markItemStale(item.call);
+            this.queue.unshift(...again);
+            return;
+          }
           // A value PostgreSQL refused (data exception, constraint) must not fail the others: each is retried alone.
           if (items.length > 1 && state !== undefined && /^(22|23|54)/.test(state)) {
             const again = items.filter((item) => !item.done).map((item) => ({ ...item, alone: true }));
