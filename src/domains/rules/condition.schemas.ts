@@ -166,7 +166,10 @@ export const ConditionTree: z.ZodType<ConditionTree, ConditionTree> = z
   }, ConditionNode)
   .meta({
     id: 'ConditionTree',
-    description: `${NODE_KINDS}. At most ${MAX_CONDITION_DEPTH} levels and ${MAX_CONDITION_NODES} nodes. See the README for what each op means on list fields and missing fields.`,
+    description:
+      `${NODE_KINDS}. At most ${MAX_CONDITION_DEPTH} levels and ${MAX_CONDITION_NODES} nodes. On list fields (order.items.productId, ` +
+      'order.items.sku, customer.segments) eq and contains mean "includes", ne "excludes", in "some element is listed", notIn ' +
+      '"none is listed", exists "non-empty". A missing field fails every op except ne and notIn, and exists with value false.',
   }) as never;
 
 export const ApplicableTo = z
