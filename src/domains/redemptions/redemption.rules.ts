@@ -1,7 +1,9 @@
 // The decision path of the hot operations, as pure functions: may this voucher be used (the contract's explanation
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
 import type { CustomerUse } from '../../contract/engine-port.js';
-import { evaluateConditions, itemMatches, timeFacts, withinSchedule, type CustomerFacts, type ConditionTree } from '../rules/index.js';
+import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from '../rules/condition.rules.js';
+import type { ConditionTree } from '../rules/condition.schemas.js';
+import { withinSchedule } from '../rules/schedule.rules.js';
 import type { Discount } from '../vouchers/index.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
 import type { Explanation, ExplanationCode, Order, OrderTotals } from './redemption.schemas.js';
