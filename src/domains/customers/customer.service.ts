@@ -2,7 +2,7 @@
 // written in the creating transaction, and upsertCustomer() for the redemption engine. Every create and update
 // re-evaluates the workspace's AUTO segments for the customer in the same transaction.
 import type { CustomerReference } from '../../contract/common.schemas.js';
-import { problem } from '../../contract/problems.js';
+import { invalidField, problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { recordEvent } from '../events/index.js';
 import { awaitSegmentComputations, refreshCustomerSegments } from '../segments/index.js';
@@ -102,4 +102,20 @@ export async function findCustomerReference(db: Sql, workspaceId: string, ref: C
   if (ref.sourceId !== undefined) return findCustomerBySourceId(db, workspaceId, ref.sourceId);
   if (ref.email !== undefined) return findCustomerByEmail(db, workspaceId, ref.email);
   return undefined;
+}
+
+/**
+ * The customer a reference names, inside the caller's transaction: an unknown sourceId is created (customer.created),
+ * an unknown id or email is a 404, a reference naming none of id, sourceId or email a 400.
+ */
+export async function requireCustomer(tx: Sql, workspaceId: string, ref: CustomerReference): Promise<string> {
+  if (ref.id === undefined && ref.sourceId === undefined && ref.email === undefined) {
+    throw invalidField('body.customer', 'name the customer by id, sourceId or email');
+  }
+  const customer =
+    ref.id === undefined && ref.sourceId !== undefined
+      ? await upsertCustomer(tx, workspaceId, ref)
+      : await findCustomerReference(tx, workspaceId, ref);
+  if (!customer) throw problem('not_found', 'no such customer; name it by id, email, or a sourceId (created when new)');
+  return customer.id;
 }

@@ -1,9 +1,8 @@
 // Order use cases: create (customer resolved or created, order.created) and update (status moves checked under the
 // row lock, order.paid / order.canceled / order.fulfilled), each event in the transaction of its change.
-import type { CustomerReference } from '../../contract/common.schemas.js';
-import { invalidField, problem } from '../../contract/problems.js';
-import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
-import { findCustomerReference, upsertCustomer } from '../customers/index.js';
+import { problem } from '../../contract/problems.js';
+import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool } from '../../platform/database.js';
+import { requireCustomer } from '../customers/index.js';
 import { recordEvent, type EventType } from '../events/index.js';
 import { insertOrder, lockOrder, updateOrder } from './order.queries.js';
 import { ORDER_STATUS_MOVES, type CreateOrderBody, type OrderStatus, type StoredOrder, type UpdateOrderBody } from './order.schemas.js';
@@ -20,22 +19,6 @@ const orderNotFound = () => problem('not_found', 'no such order');
 
 function isSourceIdConflict(error: unknown): boolean {
   return sqlState(error) === UNIQUE_VIOLATION && (error as { constraint?: unknown }).constraint === 'orders_source_id_unique';
-}
-
-/**
- * The customer a reference names, inside the caller's transaction: an unknown sourceId is created (customer.created),
- * an unknown id or email is a 404.
- */
-async function requireCustomer(tx: Sql, workspaceId: string, ref: CustomerReference): Promise<string> {
-  if (ref.id === undefined && ref.sourceId === undefined && ref.email === undefined) {
-    throw invalidField('body.customer', 'name the customer by id, sourceId or email');
-  }
-  const customer =
-    ref.id === undefined && ref.sourceId !== undefined
-      ? await upsertCustomer(tx, workspaceId, ref)
-      : await findCustomerReference(tx, workspaceId, ref);
-  if (!customer) throw problem('not_found', 'no such customer; name it by id, email, or a sourceId (created when new)');
-  return customer.id;
 }
 
 export async function createOrder(db: Pool, workspaceId: string, input: CreateOrderBody): Promise<StoredOrder> {

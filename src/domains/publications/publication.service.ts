@@ -1,9 +1,8 @@
 // Publishing: one transaction resolves the customer, locks the campaign, returns the customer's code of a
 // once-per-customer campaign or assigns a free code (else one made from the template), and records voucher.published.
-import type { CustomerReference } from '../../contract/common.schemas.js';
-import { invalidField, problem } from '../../contract/problems.js';
+import { problem } from '../../contract/problems.js';
 import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
-import { findCustomerReference, upsertCustomer } from '../customers/index.js';
+import { requireCustomer } from '../customers/index.js';
 import { recordEvent } from '../events/index.js';
 import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
 import {
@@ -17,19 +16,6 @@ import type { CreatePublicationBody, PublicationResult } from './publication.sch
 
 const CODE_DRAWS = 10;
 const FOREIGN_KEY_VIOLATION = '23503';
-
-/** An unknown sourceId creates the customer (customer.created); an unknown id or email is a 404. */
-async function requireCustomer(tx: Sql, workspaceId: string, ref: CustomerReference): Promise<string> {
-  if (ref.id === undefined && ref.sourceId === undefined && ref.email === undefined) {
-    throw invalidField('body.customer', 'name the customer by id, sourceId or email');
-  }
-  const customer =
-    ref.id === undefined && ref.sourceId !== undefined
-      ? await upsertCustomer(tx, workspaceId, ref)
-      : await findCustomerReference(tx, workspaceId, ref);
-  if (!customer) throw problem('not_found', 'no such customer; name it by id, email, or a sourceId (created when new)');
-  return customer.id;
-}
 
 function refusal(campaign: PublishingCampaign): string | undefined {
   if (campaign.type === 'PROMOTION') return 'a PROMOTION campaign has no codes to publish';
