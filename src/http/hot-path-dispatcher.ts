@@ -1,4 +1,4 @@
-// A lean dispatcher for the hot routes (validate, redeem, stack, rollback), in front of express on the same server.
+// A lean dispatcher for the hot routes (validate, redeem, stack, rollback, qualification, tiers), in front of express on the same server.
 // Built from the same registry entries and doing the same steps: request id, JSON-only body with the size limit, API
 // key, scope, zod-parsed input (the schemas the OpenAPI document is made of), the handler, problem+json errors and one
 // log line per request. It skips only express's routing layers, which cap the hot path near 4,000 req/s on 2 cores.
@@ -14,7 +14,16 @@ import { authenticateHeader, type VerifyApiKey } from './authenticate.js';
 import { hasRequestContent, toProblem } from './problem-handler.js';
 import { JSON_TYPES, requestIdOf } from './request-context.js';
 
-export const HOT_OPERATIONS = ['vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.rollback'];
+export const HOT_OPERATIONS = [
+  'vouchers.validate',
+  'redemptions.redeem',
+  'redemptions.stack',
+  'redemptions.rollback',
+  // Checkout-time too: what applies to this cart, and redeeming an automatic tier.
+  'qualifications.check',
+  'promotions.validate',
+  'promotions.redeemTier',
+];
 
 
 interface Route {

@@ -6,7 +6,7 @@
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import type { CustomerUse } from '../../contract/engine-port.js';
 import type { Pool, Sql } from '../../platform/database.js';
-import { decideSingle, effectivePriority, isExclusive, orderTotals, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
+import { decideSingle, effectivePriority, eligibility, grant, isExclusive, orderTotals, startOrder, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
 import { QualificationIndex } from './qualification-index.js';
 import type { QualifiedOffer } from './tier.schemas.js';
@@ -83,12 +83,17 @@ function outcomeOf(decided: ReturnType<typeof decideSingle>, order: Order): Vali
 async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
   const index = await qualificationIndex(db, engine, request.workspaceId);
   const use = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
-  // Decided on the index's snapshots first (no I/O): only those that would give something are worth confirming.
+  // Ranked on the index's snapshots first (no I/O, no per-line split): only those that would give something are
+  // worth a full decision, and only the best `limit` of them get one.
+  const start = startOrder(request.order);
   const likely = index
     .candidates(request.order)
-    .map((tier) => ({ tier, decided: decideSingle(tier, use, { order: request.order }, now) }))
-    .filter((c) => c.decided.decision.ok && c.decided.decision.amount > 0)
-    .sort((a, b) => (b.decided.decision.ok ? b.decided.decision.amount : 0) - (a.decided.decision.ok ? a.decided.decision.amount : 0));
+    .flatMap((tier) => {
+      if (eligibility(tier, use, { order: request.order }, now)) return [];
+      const amount = grant(tier, use, { order: request.order }, start, false).amount;
+      return amount > 0 ? [{ tier, amount }] : [];
+    })
+    .sort((a, b) => b.amount - a.amount);
   // The index is rebuilt whenever a tier, rule, campaign or workspace setting changes, so its snapshots decide settings
   // exactly; only what moves without that (use counts, per-customer uses, budgets) needs the engine's live figures.
   const live = (t: VoucherSnapshot) => t.redemptionLimit !== null || t.perCustomerLimit !== null || t.campaign?.budget != null;
@@ -99,7 +104,7 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
       chunk.map((c) =>
         live(c.tier)
           ? engine.validate({ workspaceId: request.workspaceId, code: c.tier.code, kind: 'TIER', order: request.order, customer: request.customer })
-          : outcomeOf(c.decided, request.order),
+          : outcomeOf(decideSingle(c.tier, use, { order: request.order }, now), request.order),
       ),
     );
     outcomes.forEach((outcome, i) => {

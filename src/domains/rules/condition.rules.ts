@@ -233,7 +233,16 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** The local day of week (0 = Sunday), hour (0-23) and minute at an instant in an IANA zone; RangeError for an unknown zone. */
+const lastFacts = new Map<string, { minute: number; facts: { dayOfWeek: number; hour: number; minute: number } }>();
+
+/**
+ * The local day of week, hour and minute of an instant in a zone. Within one UTC minute they cannot change (zone
+ * offsets are whole minutes), so the last answer per zone is kept: a decision over many vouchers formats once.
+ */
 export function timeFacts(nowMs: number, timeZone: string): { dayOfWeek: number; hour: number; minute: number } {
+  const utcMinute = Math.floor(nowMs / 60_000);
+  const last = lastFacts.get(timeZone);
+  if (last && last.minute === utcMinute) return last.facts;
   let dayOfWeek = 0;
   let hour = 0;
   let minute = 0;
@@ -242,5 +251,8 @@ export function timeFacts(nowMs: number, timeZone: string): { dayOfWeek: number;
     else if (part.type === 'hour') hour = Number(part.value) % 24;
     else if (part.type === 'minute') minute = Number(part.value);
   }
-  return { dayOfWeek, hour, minute };
+  const facts = { dayOfWeek, hour, minute };
+  if (lastFacts.size > 1_000) lastFacts.clear();
+  lastFacts.set(timeZone, { minute: utcMinute, facts });
+  return facts;
 }

@@ -226,3 +226,8 @@ export function listVouchers(db: Sql, cursors: CursorCodec, workspaceId: string,
   const list = page.campaignId ? `vouchers.list:${page.campaignId}` : 'vouchers.list';
   return keysetPage<VoucherRow, Voucher>(db, cursors, { list, from: 'vouchers', columns: COLUMNS, where, params, map: toVoucher }, page);
 }
+
+/** Planner statistics of the vouchers table, after a bulk insert. */
+export async function refreshVoucherStatistics(db: Sql): Promise<void> {
+  await db.query('ANALYZE vouchers');
+}

@@ -13,6 +13,7 @@ import {
   insertVoucher,
   lockCodeGeneration,
   patchVoucher,
+  refreshVoucherStatistics,
   updateVoucherActive,
 } from './voucher.queries.js';
 import type { CreateVoucherBody, GeneratedVouchers, GenerateVouchersBody, UpdateVoucherBody, Voucher } from './voucher.schemas.js';
@@ -133,8 +134,17 @@ export async function generateVouchers(
     await lockCodeGeneration(tx, workspaceId);
     const codes = await insertUniqueCodes(tx, workspaceId, campaignId, fields, spec, request.count);
     return { campaignId, count: codes.length, codes };
-  }).catch(campaignGone);
+  })
+    .catch(campaignGone)
+    .then(async (generated) => {
+      // Thousands of new rows at once: fresh planner statistics now, not at autovacuum's next round (or never, where it
+      // is off), or lookups by code may be planned as scans of the workspace's vouchers.
+      if (generated.count >= ANALYZE_AFTER) await refreshVoucherStatistics(db).catch(() => undefined);
+      return generated;
+    });
 }
+
+const ANALYZE_AFTER = 1_000;
 
 /**
  * Inserts `count` vouchers. Codes taken already are skipped and replaced from fresh draws; each round draws twice as

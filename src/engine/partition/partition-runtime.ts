@@ -81,6 +81,14 @@ function budgetSlots(v: VoucherSnapshot, now: number): Array<{ period: string; m
   return slots;
 }
 
+/**
+ * Whether a decision reads this customer's past uses of the voucher: only for a per-customer limit or a rule on
+ * customer.redemptions. Others need no per-customer read (a new customer costs no query).
+ */
+function countsUses(v: VoucherSnapshot): boolean {
+  return v.perCustomerLimit !== null || v.rules.some((r) => JSON.stringify(r.conditions).includes('"customer.redemptions"'));
+}
+
 /** A request names a voucher code, or a promotion tier (a voucher row of kind TIER): the other kind is not found. */
 function ofKind(entry: HotVoucher | undefined, kind: 'CODE' | 'TIER' | undefined): VoucherSnapshot | undefined {
   const v = entry?.snapshot ?? undefined;
@@ -190,7 +198,7 @@ export class PartitionRuntime {
   /** Everything a decision about this entry reads is in memory: the customer's uses and the campaign's budget. */
   private ready(entry: HotVoucher, customer: CustomerUse, now: number): boolean {
     if (!entry.snapshot) return true;
-    if (customer.id !== null && !entry.customerUses.has(customer.id)) return false;
+    if (customer.id !== null && countsUses(entry.snapshot) && !entry.customerUses.has(customer.id)) return false;
     return !entry.snapshot.campaign?.budget || this.budgetFresh(entry.snapshot, now);
   }
 
@@ -353,7 +361,7 @@ export class PartitionRuntime {
       if (!customerId) continue;
       for (const code of codesOf(call)) {
         const entry = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code));
-        if (entry?.snapshot && !entry.customerUses.has(customerId)) {
+        if (entry?.snapshot && countsUses(entry.snapshot) && !entry.customerUses.has(customerId)) {
           usage.set(usageKey(entry.snapshot.id, customerId), { voucherId: entry.snapshot.id, customerId, entry });
         }
       }
