@@ -219,7 +219,7 @@ describe('segments: AUTO', () => {
     const { body: segment } = await api.post('/api/v1/segments', { name: 'Shop', type: 'AUTO', conditions: { field: 'customer.sourceId', op: 'contains', value: 'shop-' } });
     const created = await withTransaction(service.pool, (tx) => upsertCustomer(tx, workspaceId, { sourceId: 'shop-7', metadata: { tier: 'gold' } }));
     expect(await memberIds(api, segment.id)).toEqual([created!.id]);
-    const facts = await loadCustomerFacts(service.pool, workspaceId, created!.id);
+    const facts = await loadCustomerFacts(service.pool, workspaceId, { id: created!.id });
     expect(facts).toEqual({
       id: created!.id,
       sourceId: 'shop-7',
@@ -229,8 +229,8 @@ describe('segments: AUTO', () => {
       metadata: { tier: 'gold' },
       segments: [segment.id],
     });
-    expect(await loadCustomerFacts(service.pool, workspaceId, randomUUID())).toBeUndefined();
-    expect(await loadCustomerFacts(service.pool, (await service.newWorkspace()).workspaceId, created!.id)).toBeUndefined();
+    expect(await loadCustomerFacts(service.pool, workspaceId, { id: randomUUID() })).toBeUndefined();
+    expect(await loadCustomerFacts(service.pool, (await service.newWorkspace()).workspaceId, { id: created!.id })).toBeUndefined();
   });
 
   it('refuses to add or remove members by hand', async () => {

@@ -131,30 +131,3 @@ export async function pruneIdempotencyKeys(db: Sql, olderThanMs: number, limit: 
   );
   return rowCount ?? 0;
 }
-
-export interface CustomerFactsRow {
-  id: string;
-  sourceId: string | null;
-  email: string | null;
-  name: string | null;
-  metadata: Record<string, unknown>;
-  segments: string[];
-}
-
-/**
- * The customer a checkout names, with what validation rules read of it (metadata, segment ids), in one indexed read:
- * by id, else by sourceId, else by email (case-insensitive, the oldest).
- */
-export async function findCustomerFacts(db: Sql, workspaceId: string, ref: { id?: string | undefined; sourceId?: string | undefined; email?: string | undefined }): Promise<CustomerFactsRow | undefined> {
-  const [where, value] =
-    ref.id !== undefined ? ['c.id = $2', ref.id] : ref.sourceId !== undefined ? ['c.source_id = $2', ref.sourceId] : ref.email !== undefined ? ['lower(c.email) = lower($2)', ref.email] : [];
-  if (!where) return undefined;
-  const { rows } = await db.query<{ id: string; source_id: string | null; email: string | null; name: string | null; metadata: Record<string, unknown>; segments: string[] }>(
-    `SELECT c.id, c.source_id, c.email, c.name, c.metadata,
-            ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
-       FROM customers c WHERE c.workspace_id = $1 AND ${where} ORDER BY c.created_at LIMIT 1`,
-    [workspaceId, value],
-  );
-  const r = rows[0];
-  return r && { id: r.id, sourceId: r.source_id, email: r.email, name: r.name, metadata: r.metadata, segments: r.segments };
-}

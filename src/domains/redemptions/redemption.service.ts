@@ -5,7 +5,9 @@ import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.js';
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { upsertCustomer } from '../customers/index.js';
-import { findCustomerFacts, findStackLimit, type CustomerFactsRow } from './redemption.queries.js';
+import type { CustomerFacts } from '../rules/index.js';
+import { loadCustomerFacts } from '../segments/index.js';
+import { findStackLimit } from './redemption.queries.js';
 
 /** Keys sorted at every level, so two bodies that mean the same hash the same. */
 function canonical(value: unknown): unknown {
@@ -38,19 +40,19 @@ const NO_CUSTOMER: CustomerUse = { id: null, given: false };
 export async function resolveCustomer(db: Pool, workspaceId: string, ref: CustomerReference | undefined, create: boolean): Promise<CustomerUse | undefined> {
   if (!ref) return NO_CUSTOMER;
   // The common case, a returning customer, is one indexed read (with its segments); only a new one takes a transaction.
-  const found = await findCustomerFacts(db, workspaceId, ref);
+  const found = await loadCustomerFacts(db, workspaceId, ref);
   if (found) return known(found);
   if (ref.id !== undefined) return undefined;
   if (!create || ref.sourceId === undefined) return { id: null, given: true, facts: { segments: [], metadata: ref.metadata ?? {} } };
   const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
   if (!customer) return { id: null, given: true };
   // Created just now: automatic segments may have taken it in, in the creating transaction.
-  const created = await findCustomerFacts(db, workspaceId, { id: customer.id });
+  const created = await loadCustomerFacts(db, workspaceId, { id: customer.id });
   return created ? known(created) : { id: customer.id, given: true };
 }
 
-function known(c: CustomerFactsRow): CustomerUse {
-  return { id: c.id, given: true, facts: { segments: c.segments, metadata: c.metadata, sourceId: c.sourceId, email: c.email, name: c.name } };
+function known(c: CustomerFacts): CustomerUse {
+  return { id: c.id, given: true, facts: { segments: [...c.segments], metadata: c.metadata, sourceId: c.sourceId ?? null, email: c.email ?? null, name: c.name ?? null } };
 }
 
 const STACK_LIMIT_TTL_MS = 5_000;

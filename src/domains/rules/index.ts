@@ -1,7 +1,7 @@
 // The rules domain's public surface: condition trees and schedules (pure), validation rules (contract, handlers and
-// the loaders the redemption engine uses).
+// the existence check campaigns, vouchers and tiers use).
 import type { Sql } from '../../platform/database.js';
-import { findMissingValidationRules, findValidationRuleSnapshots, type ValidationRuleSnapshot } from './validation-rule.queries.js';
+import { findMissingValidationRules, type ValidationRuleSnapshot } from './validation-rule.queries.js';
 
 export { validationRuleContract } from './validation-rule.contract.js';
 export { validationRuleHandlers } from './validation-rule.handlers.js';
@@ -11,11 +11,6 @@ export { ApplicableTo, ConditionTree, CUSTOMER_FIELDS, type ConditionLeaf } from
 export { withinSchedule } from './schedule.rules.js';
 export { Schedule } from './schedule.schemas.js';
 export type { ValidationRuleSnapshot };
-
-/** The rules of these ids in the workspace, in the order given (each once); ids of missing rules are skipped. */
-export async function loadValidationRules(db: Sql, workspaceId: string, ids: readonly string[]): Promise<ValidationRuleSnapshot[]> {
-  return findValidationRuleSnapshots(db, workspaceId, ids);
-}
 
 /** The ids that name no rule of the workspace (lower case, each once): a 400 for the caller to raise. */
 export async function missingValidationRules(db: Sql, workspaceId: string, ids: readonly string[]): Promise<string[]> {

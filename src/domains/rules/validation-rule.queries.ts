@@ -129,23 +129,6 @@ export async function deleteValidationRule(db: Sql, workspaceId: string, id: str
   return row.used ? 'used' : 'missing';
 }
 
-/** The rules of these ids that exist in the workspace, in the order given (each once). */
-export async function findValidationRuleSnapshots(db: Sql, workspaceId: string, ids: readonly string[]): Promise<ValidationRuleSnapshot[]> {
-  if (ids.length === 0) return [];
-  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
-  const { rows } = await db.query<ValidationRuleRow>(
-    `SELECT ${COLUMNS} FROM validation_rules WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
-    [workspaceId, wanted],
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return wanted.flatMap((ruleId) => {
-    const row = byId.get(ruleId);
-    return row
-      ? [{ id: row.id, name: row.name, conditions: row.conditions, errorMessage: row.error_message, applicableTo: row.applicable_to }]
-      : [];
-  });
-}
-
 /** The ids (lower case, each once) that name no rule of the workspace. */
 export async function findMissingValidationRules(db: Sql, workspaceId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];

@@ -2,14 +2,17 @@
 // memberships current, and loadCustomerFacts() for the redemption engine.
 import type { Sql } from '../../platform/database.js';
 import type { CustomerFacts } from '../rules/index.js';
-import { findCustomerFacts } from './segment.queries.js';
+import { findCustomerFacts, type CustomerLookup } from './segment.queries.js';
 
 export { segmentContract } from './segment.contract.js';
 export { segmentHandlers } from './segment.handlers.js';
 export { Segment } from './segment.schemas.js';
 export { awaitSegmentComputations, refreshCustomerSegments } from './segment.service.js';
 
-/** A customer's facts for rules: its fields, metadata and the ids of every segment it is in; one statement. */
-export async function loadCustomerFacts(db: Sql, workspaceId: string, customerId: string): Promise<CustomerFacts | undefined> {
-  return findCustomerFacts(db, workspaceId, customerId);
+/**
+ * A customer's facts for rules, found by id, sourceId or email: its fields, metadata and the ids of every segment it
+ * is in; one statement (what a checkout's redemption reads of its customer).
+ */
+export async function loadCustomerFacts(db: Sql, workspaceId: string, ref: CustomerLookup): Promise<CustomerFacts | undefined> {
+  return findCustomerFacts(db, workspaceId, ref);
 }

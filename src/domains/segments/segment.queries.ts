@@ -199,14 +199,27 @@ function toCustomerFacts(row: CustomerFactsRow): CustomerFacts {
 const FACT_COLUMNS = 'c.id, c.source_id, c.email, c.name, c.metadata, c.created_at';
 
 /** One customer's facts with the ids of every segment it is in, in one statement. */
-export async function findCustomerFacts(db: Sql, workspaceId: string, customerId: string): Promise<CustomerFacts | undefined> {
+/**
+ * The customer a reference names (by id, else sourceId, else email, case-insensitive, the oldest), with the ids of
+ * every segment it is in: one indexed read.
+ */
+export async function findCustomerFacts(db: Sql, workspaceId: string, ref: CustomerLookup): Promise<CustomerFacts | undefined> {
+  const [where, value] =
+    ref.id !== undefined ? ['c.id = $2', ref.id] : ref.sourceId !== undefined ? ['c.source_id = $2', ref.sourceId] : ref.email !== undefined ? ['lower(c.email) = lower($2)', ref.email] : [];
+  if (!where) return undefined;
   const { rows } = await db.query<CustomerFactsRow>(
     `SELECT ${FACT_COLUMNS},
        ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
-     FROM customers c WHERE c.workspace_id = $1 AND c.id = $2`,
-    [workspaceId, customerId],
+     FROM customers c WHERE c.workspace_id = $1 AND ${where} ORDER BY c.created_at LIMIT 1`,
+    [workspaceId, value],
   );
   return rows[0] && toCustomerFacts(rows[0]);
+}
+
+export interface CustomerLookup {
+  id?: string | undefined;
+  sourceId?: string | undefined;
+  email?: string | undefined;
 }
 
 /** A page of the workspace's customers in id order, after `afterId`, as facts without segments. */
