@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
 import { operations } from './contract/registry.js';
 import { verifyApiKeyCached, listenForApiKeyChanges } from './domains/access/index.js';
+import { RULES_CHANNEL } from './domains/rules/index.js';
 import { startRedemptionEngine } from './engine/redemption-engine.js';
+import { listenForNotifications } from './platform/notifications.js';
 import { createApp } from './http/app.js';
 import { createHotPathDispatcher } from './http/hot-path-dispatcher.js';
 import { createWebServer } from './http/web-server.js';
@@ -43,6 +45,8 @@ async function start() {
     logLevel: config.logLevel,
   });
   const stopListening = listenForApiKeyChanges(database.url, log);
+  // A rule changed in another process: this one's partitions read the workspace's vouchers again.
+  const ruleListener = listenForNotifications(database.url, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
   const readinessChecks = {
     database: databaseCheck(database.pool),
     partitions: partitionsCheck(engine),
@@ -90,6 +94,7 @@ async function start() {
     clearTimeout(drainTimer);
     await workerExited;
     await stopListening();
+    await ruleListener.stop();
     await engine.stop();
     await database.close();
     log.info('stopped');

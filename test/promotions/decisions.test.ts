@@ -72,6 +72,24 @@ describe('validation rules in decisions', () => {
     expect((await validate(v.code, { order: { amount: 1_000, currency: 'EUR', metadata: { channel: 'web' } } })).body).toMatchObject({ valid: true });
   });
 
+  it('a rule changed through one service takes effect in the other at once (NOTIFY rules_changed)', async () => {
+    const r = await rule({ conditions: { field: 'order.amount', op: 'gte', value: 1_000 } });
+    const v = await voucher({ validationRuleIds: [r.id] });
+    const order = { order: { amount: 1_500, currency: 'EUR' } };
+    // Service B decides (and caches the voucher with its rule) first.
+    expect((await apiB.post(`/api/v1/vouchers/${v.code}/validate`, order)).body).toMatchObject({ valid: true });
+    expect((await api.patch(`/api/v1/validation-rules/${r.id}`, { conditions: { field: 'order.amount', op: 'gte', value: 2_000 } })).status).toBe(200);
+    // Without the notification B would decide on its cached rule until ENGINE_CACHE_TTL_MS (30 s) passed.
+    const deadline = Date.now() + 3_000;
+    let preview: any;
+    do {
+      preview = (await apiB.post(`/api/v1/vouchers/${v.code}/validate`, order)).body;
+      if (preview.valid) await new Promise((resolve) => setTimeout(resolve, 25));
+    } while (preview.valid && Date.now() < deadline);
+    expect(preview).toMatchObject({ valid: false, code: 'validation_rule_failed' });
+    expect((await apiB.post(`/api/v1/vouchers/${v.code}/redemption`, order)).body).toMatchObject({ ok: false, code: 'validation_rule_failed' });
+  });
+
   it('customer fields: segments and metadata; no customer is customer_required; customer.redemptions counts this voucher', async () => {
     const vip = await created<{ id: string }>('/api/v1/customers', { sourceId: `vip-${randomUUID()}`, metadata: { tier: 'gold' } });
     const plain = await created<{ id: string }>('/api/v1/customers', { sourceId: `plain-${randomUUID()}` });

@@ -4,6 +4,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { operations } from '../../src/contract/registry.js';
 import { ADMIN_SCOPES } from '../../src/contract/scopes.js';
+import { RULES_CHANNEL } from '../../src/domains/rules/index.js';
+import { listenForNotifications } from '../../src/platform/notifications.js';
 import type { RedemptionEngine } from '../../src/contract/engine-port.js';
 import { createApiKey, verifyApiKeyCached } from '../../src/domains/access/index.js';
 import { startRedemptionEngine } from '../../src/engine/redemption-engine.js';
@@ -66,6 +68,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logLevel: 'silent',
   });
   const deps = { db: pool, cursors: createCursorCodec(randomBytes(32)), log, engine };
+  // As in main.ts: a rule changed through another service on this database reaches this one's partitions.
+  const ruleListener = listenForNotifications(db.url, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
   const app = createApp({
     deps,
     operations,
@@ -105,6 +109,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await ruleListener.stop();
       await engine.stop();
       if (pool !== db.pool) await pool.end().catch(() => undefined);
       if (ownDatabase) await db.drop();

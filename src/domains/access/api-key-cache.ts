@@ -4,10 +4,10 @@
 // The TTL bounds staleness should a notification be missed while the listener reconnects.
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
 import type { AuthContext } from '../../contract/handler.js';
 import type { Sql } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
+import { listenForNotifications, type Listener } from '../../platform/notifications.js';
 import { verifyApiKey } from './api-key.service.js';
 
 export const API_KEY_CHANNEL = 'api_keys_changed';
@@ -15,7 +15,8 @@ const TTL_MS = 5_000;
 
 // Keyed by a digest of the token, so the cache never holds a usable secret.
 const verified = new LRUCache<string, AuthContext>({ max: 10_000, ttl: TTL_MS });
-let listening = false;
+/** The cache serves only while a listener keeps it honest. */
+let keyListener: Listener | undefined;
 
 const digest = (token: string) => hash('sha256', token, 'base64');
 
@@ -25,7 +26,7 @@ export function forgetApiKeys(): void {
 
 /** verifyApiKey with the cache in front (only while a listener keeps it honest; otherwise every call reads). */
 export async function verifyApiKeyCached(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<AuthContext | undefined> {
-  if (!listening) return verifyApiKey(db, token, onTouchError);
+  if (!keyListener?.listening) return verifyApiKey(db, token, onTouchError);
   const id = digest(token);
   const hit = verified.get(id);
   if (hit) return hit;
@@ -36,37 +37,11 @@ export async function verifyApiKeyCached(db: Sql, token: string, onTouchError: (
 
 /** LISTENs for key changes on a dedicated connection; reconnects on loss. Returns a stop function. */
 export function listenForApiKeyChanges(connectionString: string, log: Logger): () => Promise<void> {
-  let client: pg.Client | undefined;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const connect = async () => {
-    const c = new pg.Client({ connectionString, application_name: 'promotions-service-listener' });
-    c.on('error', (error) => {
-      listening = false;
-      forgetApiKeys();
-      log.warn({ err: error.message }, 'API key listener lost its connection; reconnecting');
-      void c.end().catch(() => undefined);
-      if (!stopped) timer = setTimeout(() => void connect(), 1_000);
-    });
-    c.on('notification', () => forgetApiKeys());
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${API_KEY_CHANNEL}`);
-      client = c;
-      forgetApiKeys();
-      listening = !stopped;
-      if (stopped) await c.end();
-    } catch (error) {
-      log.warn({ err: (error as Error).message }, 'API key listener could not connect; retrying');
-      await c.end().catch(() => undefined);
-      if (!stopped) timer = setTimeout(() => void connect(), 1_000);
-    }
-  };
-  void connect();
+  // Whatever was revoked while the connection was down is forgotten at every (re)connect.
+  const listener = listenForNotifications(connectionString, log, { [API_KEY_CHANNEL]: () => forgetApiKeys() }, forgetApiKeys);
+  keyListener = listener;
   return async () => {
-    stopped = true;
-    listening = false;
-    if (timer) clearTimeout(timer);
-    await client?.end().catch(() => undefined);
+    if (keyListener === listener) keyListener = undefined;
+    await listener.stop();
   };
 }

@@ -16,3 +16,6 @@ export type { ValidationRuleSnapshot };
 export async function missingValidationRules(db: Sql, workspaceId: string, ids: readonly string[]): Promise<string[]> {
   return findMissingValidationRules(db, workspaceId, ids);
 }
+
+/** The channel a rule or time-zone change is announced on (payload: the workspace id), by triggers at commit. */
+export const RULES_CHANNEL = 'rules_changed';
