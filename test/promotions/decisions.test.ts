@@ -177,6 +177,22 @@ describe('campaign budgets', () => {
     expect(rows.map((r) => [r.redemptions, Number(r.discount_amount)])).toEqual([[2, 2_000]]);
   });
 
+  it('a stack decided on budget figures another service just changed fails the guard, reads them again and refuses', async () => {
+    const campaign = await created<{ id: string }>('/api/v1/campaigns', { name: 'budget 3', type: 'DISCOUNT_COUPONS', budget: { total: { redemptions: 3 } } });
+    const [c1, c2, c3, c4] = await Promise.all([1, 2, 3, 4].map(() => voucher({ campaignId: campaign.id })));
+    const order = { amount: 1_000, currency: 'EUR' };
+    // Service A reads the budget (nothing used) ...
+    for (const c of [c3!, c4!]) expect((await validate(c.code, { order })).body.valid).toBe(true);
+    // ... service B uses two of the three redemptions ...
+    for (const c of [c1!, c2!]) expect((await redeem(apiB, c.code, { order })).body.ok).toBe(true);
+    // ... and A's stack of two, decided on its cached figures, would pass the budget: the SQL guard stops it.
+    const stack = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code: c3!.code }, { code: c4!.code }], order, idempotencyKey: randomUUID() });
+    expect(stack.status).toBe(200);
+    expect(stack.body).toMatchObject({ ok: false, code: 'campaign_budget_exhausted' });
+    const { rows } = await service.pool.query('SELECT redemptions FROM campaign_budget_usage WHERE campaign_id = $1', [campaign.id]);
+    expect(rows).toEqual([{ redemptions: 2 }]);
+  });
+
   it('RACE: 400 redemptions over 80 codes of one campaign (4 + 3 partitions, two services) never pass a budget of 50 uses and 37,500 in amount', async () => {
     const campaign = await created<{ id: string }>('/api/v1/campaigns', {
       name: 'flash sale',

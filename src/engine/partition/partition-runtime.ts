@@ -159,7 +159,13 @@ export class PartitionRuntime {
           const state = this.budgets.get(call.budgetOf);
           if (state) state.stale = true;
         } else if (call.rules) this.cache.markWorkspaceStale(call.workspaceId);
-        else if (call.code !== undefined) this.cache.markStale(voucherKey(call.workspaceId, call.code));
+        else if (call.code !== undefined) {
+          // Also its campaign's budget: a stack that failed the budget guard must decide on fresh usage next time.
+          const key = voucherKey(call.workspaceId, call.code);
+          const budget = this.cache.peek(key)?.snapshot?.campaign?.budget ? this.budgets.get(this.cache.peek(key)!.snapshot!.campaign!.id) : undefined;
+          if (budget) budget.stale = true;
+          this.cache.markStale(key);
+        }
         else if (call.campaignId !== undefined) {
           this.cache.markCampaignStale(call.workspaceId, call.campaignId);
           this.budgets.delete(call.campaignId);
