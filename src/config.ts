@@ -58,6 +58,7 @@ const EnvSchema = z.object({
   ENGINE_CACHE_SIZE: positiveInt.max(50_000_000).default(200_000),
   ENGINE_CACHE_TTL_MS: positiveInt.default(30_000),
   ENGINE_MAX_BATCH: positiveInt.max(10_000).default(500),
+  ENGINE_BATCHES_IN_FLIGHT: positiveInt.max(16).default(1),
   HOT_PATH_DISPATCHER: booleanFlag.default(true),
 });
 
@@ -84,6 +85,7 @@ export type Config = Readonly<{
   engineCacheTtlMs: number;
   /** Requests decided and committed together at most. */
   engineMaxBatch: number;
+  engineBatchesInFlight: number;
   /** Serve the hot routes with the lean dispatcher in front of express. */
   hotPathDispatcher: boolean;
 }>;
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineCacheSize: e.ENGINE_CACHE_SIZE,
     engineCacheTtlMs: e.ENGINE_CACHE_TTL_MS,
     engineMaxBatch: e.ENGINE_MAX_BATCH,
+    engineBatchesInFlight: e.ENGINE_BATCHES_IN_FLIGHT,
     hotPathDispatcher: e.HOT_PATH_DISPATCHER,
   });
 }

@@ -41,6 +41,7 @@ async function start() {
     cacheSize: config.engineCacheSize,
     cacheTtlMs: config.engineCacheTtlMs,
     maxBatch: config.engineMaxBatch,
+    batchesInFlight: config.engineBatchesInFlight,
     log,
     logLevel: config.logLevel,
   });

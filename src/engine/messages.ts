@@ -61,5 +61,6 @@ export interface PartitionSettings {
   cacheSize: number;
   cacheTtlMs: number;
   maxBatch: number;
+  batchesInFlight: number;
   logLevel: string;
 }

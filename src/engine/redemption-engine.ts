@@ -16,6 +16,8 @@ export interface EngineOptions {
   cacheSize: number;
   cacheTtlMs: number;
   maxBatch: number;
+  /** Batches a partition decides or commits at once (default 1). */
+  batchesInFlight?: number;
   log: Logger;
   logLevel: string;
 }
@@ -28,6 +30,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       cacheSize: options.cacheSize,
       cacheTtlMs: options.cacheTtlMs,
       maxBatch: options.maxBatch,
+      batchesInFlight: options.batchesInFlight ?? 1,
       logLevel: options.logLevel,
     },
     options.partitions,

@@ -1,7 +1,7 @@
 // A partition: the only writer of its vouchers. Reads that find their state cached are answered at once; everything
 // else queues, and the queue is worked in batches: load what is missing, decide every request in arrival order on
-// working copies, commit the batch in one transaction (group commit), then update the cache and reply. A batch forms
-// while the previous one commits. Replies to writes go out only after COMMIT (write-through).
+// working copies, commit the batch in one transaction (group commit), then update the cache and reply. The next batch
+// forms while the previous one commits (up to ENGINE_BATCHES_IN_FLIGHT batches at once). Replies to writes go out only after COMMIT (write-through).
 import { uuidv7 } from '../../platform/ids.js';
 import { LRUCache } from 'lru-cache';
 import { ProblemError } from '../../contract/problems.js';
@@ -29,6 +29,8 @@ export interface PartitionOptions {
   cacheSize: number;
   cacheTtlMs: number;
   maxBatch: number;
+  /** Batches decided or committed at once; more overlap commits, fewer make larger batches (default 1). */
+  batchesInFlight?: number;
   now?: () => number;
 }
 
@@ -49,7 +51,6 @@ interface Item {
 type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust' }>;
 
 const COMMIT_ATTEMPTS = 6;
-const MAX_BATCHES_IN_FLIGHT = 2;
 const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
 /** Other partitions and processes spend a budget too: what this one knows of it is read again this often. */
@@ -105,7 +106,7 @@ interface Taken {
 export class PartitionRuntime {
   private readonly cache: VoucherStateCache;
   private readonly queue: Item[] = [];
-  /** Batches being decided or committed; the next one forms while the previous one commits. */
+  /** Batches being decided or committed; the next one forms while these commit. */
   private inFlight = 0;
   private readonly holds = new Map<string, { holds: Hold[]; timer: NodeJS.Timeout }>();
   private readonly recentKeys = new LRUCache<string, { hash: string; response: Record<string, unknown> }>({ max: RECENT_KEYS });
@@ -250,7 +251,7 @@ export class PartitionRuntime {
   private readonly busy = new Map<string, number>();
 
   private kick(): void {
-    while (this.inFlight < MAX_BATCHES_IN_FLIGHT && this.queue.length) {
+    while (this.inFlight < (this.options.batchesInFlight ?? 1) && this.queue.length) {
       const items = this.takeBatch();
       if (items.length === 0) return;
       this.inFlight += 1;
