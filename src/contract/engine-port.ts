@@ -37,6 +37,11 @@ interface VoucherRequest {
 
 export interface RedemptionEngine {
   validate(request: VoucherRequest): Promise<ValidationOutcome>;
+  /**
+   * Several codes for one cart and customer at once (qualification): one message per partition, each answer as
+   * `validate` would give it, in the order of `codes`.
+   */
+  validateMany(request: { workspaceId: string; codes: string[]; kind?: 'CODE' | 'TIER' | undefined; order: Order; customer: CustomerUse }): Promise<ValidationOutcome[]>;
   redeem(request: VoucherRequest & { idempotency?: IdempotencyClaim | undefined; metadata?: Record<string, unknown> | undefined }): Promise<RedemptionOutcome>;
   /** `campaignId`: the redemption's campaign, whose budget every partition reads again after the rollback. */
   rollback(request: { workspaceId: string; code: string; redemptionId: string; campaignId?: string | undefined; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined }): Promise<RollbackOutcome>;

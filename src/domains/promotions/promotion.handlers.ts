@@ -5,7 +5,7 @@ import { invalidField, problem } from '../../contract/problems.js';
 import { idempotencyClaim, refusal, refusalFields, resolveCustomer } from '../redemptions/index.js';
 import { missingValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
-import { qualify } from './qualification.service.js';
+import { qualificationIndex, qualify } from './qualification.service.js';
 import { deleteTier, findCampaignType, findTier, insertTier, listTiers, updateTier } from './tier.queries.js';
 import { tierCode } from './tier.rules.js';
 
@@ -50,9 +50,13 @@ export const promotionHandlers = implement(promotionContract, {
     await deps.engine.voucherChanged(auth.workspaceId, tierCode(input.id));
   },
   async validatePromotions({ input, auth, deps }) {
-    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, false);
+    // The customer and the index (one read of the workspace's version) are fetched at the same time.
+    const [customer, index] = await Promise.all([
+      resolveCustomer(deps.db, auth.workspaceId, input.customer, false),
+      qualificationIndex(deps.db, deps.engine, auth.workspaceId),
+    ]);
     if (!customer) throw problem('not_found', 'no such customer');
-    const promotions = await qualify(deps.db, deps.engine, { workspaceId: auth.workspaceId, order: input.order, customer, scope: 'AUTOMATIC', limit: 100 });
+    const promotions = await qualify(deps.db, deps.engine, { workspaceId: auth.workspaceId, index, order: input.order, customer, scope: 'AUTOMATIC', limit: 100 });
     return { promotions };
   },
   async redeemTier({ input, auth, deps }) {
@@ -72,9 +76,12 @@ export const promotionHandlers = implement(promotionContract, {
     return outcome;
   },
   async qualify({ input, auth, deps }) {
-    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, false);
+    const [customer, index] = await Promise.all([
+      resolveCustomer(deps.db, auth.workspaceId, input.customer, false),
+      input.scope === 'CUSTOMER_VOUCHERS' ? undefined : qualificationIndex(deps.db, deps.engine, auth.workspaceId),
+    ]);
     if (!customer) throw problem('not_found', 'no such customer');
-    const data = await qualify(deps.db, deps.engine, { workspaceId: auth.workspaceId, order: input.order, customer, scope: input.scope, limit: input.limit });
+    const data = await qualify(deps.db, deps.engine, { workspaceId: auth.workspaceId, index, order: input.order, customer, scope: input.scope, limit: input.limit });
     return { data };
   },
 });

@@ -48,6 +48,8 @@ export async function qualificationIndex(db: Pool, engine: RedemptionEngine, wor
 
 export interface QualificationRequest {
   workspaceId: string;
+  /** The workspace's index, when the caller fetched it already (in parallel with the customer). */
+  index?: QualificationIndex | undefined;
   order: Order;
   customer: CustomerUse;
   scope: 'ALL' | 'AUTOMATIC' | 'CUSTOMER_VOUCHERS';
@@ -81,7 +83,7 @@ function outcomeOf(decided: ReturnType<typeof decideSingle>, order: Order): Vali
 
 /** Tiers that apply to the cart, best first, confirmed by the engine, at most `limit`. */
 async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
-  const index = await qualificationIndex(db, engine, request.workspaceId);
+  const index = request.index ?? (await qualificationIndex(db, engine, request.workspaceId));
   const use = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
   // Ranked on the index's snapshots first (no I/O, no per-line split): only those that would give something are
   // worth a full decision, and only the best `limit` of them get one.
@@ -100,17 +102,15 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
   const confirmed: QualifiedOffer[] = [];
   for (let at = 0; at < likely.length && confirmed.length < request.limit; at += request.limit) {
     const chunk = likely.slice(at, at + request.limit);
-    const outcomes = await Promise.all(
-      chunk.map((c) =>
-        live(c.tier)
-          ? engine.validate({ workspaceId: request.workspaceId, code: c.tier.code, kind: 'TIER', order: request.order, customer: request.customer })
-          : outcomeOf(decideSingle(c.tier, use, { order: request.order }, now), request.order),
-      ),
-    );
-    outcomes.forEach((outcome, i) => {
-      const tier = chunk[i]!.tier;
-      if (outcome.valid && outcome.discount && outcome.discount.amount > 0) confirmed.push(offerOf(tier, outcome, tier.code, tier.name ?? undefined));
-    });
+    const liveOnes = chunk.filter((c) => live(c.tier));
+    const confirmedLive = liveOnes.length
+      ? await engine.validateMany({ workspaceId: request.workspaceId, codes: liveOnes.map((c) => c.tier.code), kind: 'TIER', order: request.order, customer: request.customer })
+      : [];
+    const liveOutcome = new Map(liveOnes.map((c, i) => [c.tier.code, confirmedLive[i]!]));
+    for (const c of chunk) {
+      const outcome = liveOutcome.get(c.tier.code) ?? outcomeOf(decideSingle(c.tier, use, { order: request.order }, now), request.order);
+      if (outcome.valid && outcome.discount && outcome.discount.amount > 0) confirmed.push(offerOf(c.tier, outcome, c.tier.code, c.tier.name ?? undefined));
+    }
   }
   return confirmed.sort(bestFirst).slice(0, request.limit);
 }
@@ -122,9 +122,9 @@ async function qualifyingCustomerVouchers(db: Pool, engine: RedemptionEngine, re
     `SELECT code FROM vouchers WHERE workspace_id = $1 AND customer_id = $2 AND kind = 'CODE' AND active ORDER BY created_at DESC LIMIT ${MAX_CUSTOMER_VOUCHERS}`,
     [request.workspaceId, request.customer.id],
   );
-  const outcomes = await Promise.all(
-    rows.map((r) => engine.validate({ workspaceId: request.workspaceId, code: r.code, order: request.order, customer: request.customer })),
-  );
+  const outcomes = rows.length
+    ? await engine.validateMany({ workspaceId: request.workspaceId, codes: rows.map((r) => r.code), order: request.order, customer: request.customer })
+    : [];
   return outcomes.flatMap((outcome, i) => (outcome.valid && outcome.discount && outcome.discount.amount > 0 ? [offerOf(undefined, outcome, rows[i]!.code)] : []));
 }
 

@@ -6,7 +6,7 @@ import type { ConditionTree } from '../rules/condition.schemas.js';
 import { withinSchedule } from '../rules/schedule.rules.js';
 import type { Discount } from '../vouchers/index.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
-import type { Explanation, ExplanationCode, Order, OrderTotals } from './redemption.schemas.js';
+import type { Explanation, ExplanationCode, Order, OrderTotals, ValidationOutcome } from './redemption.schemas.js';
 
 export type { CampaignSnapshot, VoucherSnapshot } from './voucher-snapshot.schemas.js';
 import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
@@ -271,6 +271,23 @@ export function decideSingle(
   if (refused) return { decision: refused, state };
   const given = grant(v, use, request, state, true);
   return { decision: budgetRefusal(v, use.budget, given.amount) ?? given, state };
+}
+
+/** The answer to a validation: the decision of one voucher alone, with the order totals and what the voucher is. */
+export function validationOutcome(v: VoucherSnapshot | undefined, use: UseContext, request: UseRequest, now: number): ValidationOutcome {
+  const { decision, state } = decideSingle(v, use, request, now);
+  if (!decision.ok) return { valid: false, ...refusalFields(decision) };
+  return {
+    valid: true,
+    discount: { type: decision.discountType, amount: decision.amount },
+    ...(request.order ? { order: orderTotals(request.order, state) } : {}),
+    voucher: {
+      code: v!.code,
+      type: v!.type,
+      ...(v!.campaignId ? { campaignId: v!.campaignId } : {}),
+      ...(v!.type === 'GIFT_CARD' ? { balance: Math.max(0, (v!.giftBalance ?? 0) - use.heldBalance) } : {}),
+    },
+  };
 }
 
 export interface StackEntry {

@@ -11,6 +11,7 @@ import {
   messageOf,
   orderTotals,
   refusalFields,
+  validationOutcome,
   type BudgetLeft,
   type UseContext,
   type VoucherSnapshot,
@@ -413,19 +414,7 @@ export class PartitionRuntime {
   private validate(entry: HotVoucher, call: Extract<PartitionCall, { type: 'validate' }>, now: number): ValidationOutcome {
     const v = ofKind(entry, call.kind);
     const use = v ? this.useOf(entry, call.customer, now) : noUse(call.customer);
-    const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
-    if (!decision.ok) return { valid: false, ...refusalFields(decision) };
-    return {
-      valid: true,
-      discount: { type: decision.discountType, amount: decision.amount },
-      ...(call.order ? { order: orderTotals(call.order, state) } : {}),
-      voucher: {
-        code: v!.code,
-        type: v!.type,
-        ...(v!.campaignId ? { campaignId: v!.campaignId } : {}),
-        ...(v!.type === 'GIFT_CARD' ? { balance: Math.max(0, (v!.giftBalance ?? 0) - use.heldBalance) } : {}),
-      },
-    };
+    return validationOutcome(v, use, { order: call.order, amount: call.amount }, now);
   }
 
   private snapshot(codes: string[], entries: HotVoucher[], customer: CustomerUse, now: number): SnapshotEntry[] {
