@@ -25,11 +25,7 @@ afterAll(async () => {
 const code = () => `D-${randomUUID().slice(0, 12)}`;
 const today = () => new Date().getUTCDay();
 
-async function created<T = Record<string, any>>(path: string, body: Record<string, unknown>): Promise<T> {
-  const res = await api.post(path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as T;
-}
+const created = <T = Record<string, any>>(path: string, body: Record<string, unknown>) => api.create<T>(path, body);
 
 const voucher = (body: Record<string, unknown>) =>
   created<{ code: string; id: string }>('/api/v1/vouchers', { code: code(), type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 }, ...body });

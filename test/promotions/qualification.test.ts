@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-async function created<T = Record<string, any>>(path: string, body: Record<string, unknown>): Promise<T> {
-  const res = await api.post(path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as T;
-}
+const created = <T = Record<string, any>>(path: string, body: Record<string, unknown>) => api.create<T>(path, body);
 
 describe('qualification', () => {
   it("ranks tiers, the customer's vouchers and gift cards best first; scopes and limit select", async () => {

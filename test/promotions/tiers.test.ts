@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-async function created<T = Record<string, any>>(path: string, body: Record<string, unknown>): Promise<T> {
-  const res = await api.post(path, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as T;
-}
+const created = <T = Record<string, any>>(path: string, body: Record<string, unknown>) => api.create<T>(path, body);
 
 const promotion = (body: Record<string, unknown> = {}) => created<{ id: string }>('/api/v1/campaigns', { name: `promo ${randomUUID().slice(0, 6)}`, type: 'PROMOTION', ...body });
 const tier = (campaignId: string, body: Record<string, unknown>) => created<{ id: string; name: string }>(`/api/v1/campaigns/${campaignId}/tiers`, { name: 'tier', discount: { type: 'PERCENT', percentOff: 5 }, ...body });

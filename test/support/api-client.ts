@@ -12,6 +12,8 @@ export interface ApiClient {
   post<T = any>(path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   patch<T = any>(path: string, body?: unknown): Promise<ApiResponse<T>>;
   delete<T = any>(path: string): Promise<ApiResponse<T>>;
+  /** POST that must answer 201: the created resource, or an error carrying the answer. */
+  create<T = Record<string, any>>(path: string, body: unknown): Promise<T>;
 }
 
 export function apiClient(baseUrl: string, key?: string): ApiClient {
@@ -38,6 +40,11 @@ export function apiClient(baseUrl: string, key?: string): ApiClient {
     request,
     get: (path) => request('GET', path),
     post: (path, body, headers) => request('POST', path, { body, ...(headers ? { headers } : {}) }),
+    async create(path, body) {
+      const res = await request('POST', path, { body });
+      if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
     patch: (path, body) => request('PATCH', path, { body }),
     delete: (path) => request('DELETE', path),
   };
