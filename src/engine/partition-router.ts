@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ProblemError } from '../contract/problems.js';
 import type { Logger } from '../platform/logger.js';
 import { projectRoot } from '../platform/paths.js';
-import type { PartitionCall, PartitionReply, PartitionSettings } from './messages.js';
+import type { CustomerUse, PartitionCall, PartitionReply, PartitionSettings, SnapshotEntry } from './messages.js';
 
 const PARTITION_ENTRY = new URL(`file://${projectRoot}/dist/workers/partition.js`);
 
@@ -116,6 +116,19 @@ export class PartitionRouter {
 
   route(workspaceId: string, code: string): number {
     return partitionOf(workspaceId, code, this.threads.length);
+  }
+
+  /** The snapshots of several codes (each decided for this customer), asking every owning partition at once. */
+  async snapshots(workspaceId: string, codes: Iterable<string>, customer: CustomerUse): Promise<Map<string, SnapshotEntry>> {
+    const byPartition = new Map<number, string[]>();
+    for (const code of new Set(codes)) {
+      const p = this.route(workspaceId, code);
+      byPartition.set(p, [...(byPartition.get(p) ?? []), code]);
+    }
+    const answers = await Promise.all(
+      [...byPartition].map(([p, some]) => this.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId, codes: some, customer })),
+    );
+    return new Map(answers.flat().map((entry) => [entry.code, entry]));
   }
 
   call<T>(partition: number, call: PartitionCall): Promise<T> {

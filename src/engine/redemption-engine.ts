@@ -5,7 +5,6 @@ import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutc
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { validationOutcome } from '../domains/redemptions/redemption.rules.js';
-import type { SnapshotEntry } from './messages.js';
 import { PartitionRouter } from './partition-router.js';
 import { loadTierSnapshots } from './partition/hot-path.sql.js';
 import { StackRedemption } from './stack/stack-redemption.js';
@@ -45,15 +44,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
   return {
     validate: (r) => router.call<ValidationOutcome>(route(r.workspaceId, r.code), { type: 'validate', ...r }),
     async validateMany({ workspaceId, codes, kind, order, customer }) {
-      const byPartition = new Map<number, string[]>();
-      for (const code of new Set(codes)) {
-        const p = route(workspaceId, code);
-        byPartition.set(p, [...(byPartition.get(p) ?? []), code]);
-      }
-      const answers = await Promise.all(
-        [...byPartition].map(([p, some]) => router.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId, codes: some, customer })),
-      );
-      const byCode = new Map(answers.flat().map((entry) => [entry.code, entry]));
+      const byCode = await router.snapshots(workspaceId, codes, customer);
       const now = Date.now();
       return codes.map((code) => {
         const entry = byCode.get(code)!;

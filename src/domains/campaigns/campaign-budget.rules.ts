@@ -1,6 +1,6 @@
 // Budget periods of an instant in a time zone ('day:2026-11-21', 'week:2026-11-16', 'month:2026-11') and the usage
 // of a budget's current periods. Pure; shared with the redemption engine, which keys campaign_budget_usage rows alike.
-import type { Budget, BudgetUsage } from './campaign-budget.schemas.js';
+import type { Budget, BudgetLimit, BudgetUsage } from './campaign-budget.schemas.js';
 
 export interface BudgetPeriods {
   day: string;
@@ -32,8 +32,24 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 const isoDate = (year: number, month: number, day: number) => `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
 
-/** The keys of the day, ISO week (named by its Monday) and month that contain `nowMs` in `timeZone`. */
+const lastPeriods = new Map<string, { minute: number; periods: BudgetPeriods }>();
+
+/**
+ * The keys of the day, ISO week (named by its Monday) and month that contain `nowMs` in `timeZone`. They cannot
+ * change within one UTC minute (zone offsets are whole minutes), so the last answer per zone is kept: a redemption
+ * asks several times, and formatting is the expensive part.
+ */
 export function budgetPeriods(nowMs: number, timeZone: string): BudgetPeriods {
+  const minute = Math.floor(nowMs / 60_000);
+  const last = lastPeriods.get(timeZone);
+  if (last && last.minute === minute) return last.periods;
+  const periods = computePeriods(nowMs, timeZone);
+  if (lastPeriods.size >= MAX_CACHED_ZONES) lastPeriods.clear();
+  lastPeriods.set(timeZone, { minute, periods });
+  return periods;
+}
+
+function computePeriods(nowMs: number, timeZone: string): BudgetPeriods {
   let year = 0;
   let month = 0;
   let day = 0;
@@ -54,14 +70,19 @@ export function budgetPeriods(nowMs: number, timeZone: string): BudgetPeriods {
   };
 }
 
+/** Each period a budget limits now, keyed as in campaign_budget_usage, with its limit. */
+export function budgetLimits(budget: Budget, periods: BudgetPeriods): Array<{ period: string; limit: BudgetLimit }> {
+  const limits: Array<{ period: string; limit: BudgetLimit }> = [];
+  if (budget.total) limits.push({ period: TOTAL_PERIOD, limit: budget.total });
+  if (budget.daily) limits.push({ period: periods.day, limit: budget.daily });
+  if (budget.weekly) limits.push({ period: periods.week, limit: budget.weekly });
+  if (budget.monthly) limits.push({ period: periods.month, limit: budget.monthly });
+  return limits;
+}
+
 /** The period keys whose usage a budget reads now: only those of the limits it has. */
 export function budgetPeriodKeys(budget: Budget, periods: BudgetPeriods): string[] {
-  const keys: string[] = [];
-  if (budget.total) keys.push(TOTAL_PERIOD);
-  if (budget.daily) keys.push(periods.day);
-  if (budget.weekly) keys.push(periods.week);
-  if (budget.monthly) keys.push(periods.month);
-  return keys;
+  return budgetLimits(budget, periods).map((l) => l.period);
 }
 
 /** The usage of each limited period; a period without a row has used nothing. */

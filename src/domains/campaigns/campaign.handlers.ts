@@ -2,7 +2,7 @@
 import { implement } from '../../contract/handler.js';
 import { invalidField as invalid, problem } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
-import { missingValidationRules } from '../rules/index.js';
+import { unknownValidationRules } from '../rules/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.rules.js';
 import { campaignContract } from './campaign.contract.js';
@@ -10,13 +10,6 @@ import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCamp
 import type { Campaign } from './campaign.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
-
-/** The 400 for rule ids missing from the workspace, or undefined when all exist. */
-async function unknownValidationRules(db: Sql, workspaceId: string, ids: string[] | undefined) {
-  if (!ids?.length) return undefined;
-  const missing = await missingValidationRules(db, workspaceId, ids);
-  return missing.length ? invalid('body.validationRuleIds', `no validation rule in this workspace with id ${missing.join(', ')}`) : undefined;
-}
 
 /** The campaign with what its budget's current periods (in the workspace's time zone) used so far. */
 async function withBudgetUsage(db: Sql, workspaceId: string, campaign: Campaign): Promise<Campaign> {

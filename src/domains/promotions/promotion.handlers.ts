@@ -1,9 +1,9 @@
 // Promotion handlers: tiers are voucher rows of kind TIER, so their decisions go to the redemption engine by their
 // internal code; each change tells the engine, which reloads the tier before its next decision.
 import { implement } from '../../contract/handler.js';
-import { invalidField, problem } from '../../contract/problems.js';
+import { problem } from '../../contract/problems.js';
 import { idempotencyClaim, refusal, refusalFields, resolveCustomer } from '../redemptions/index.js';
-import { missingValidationRules } from '../rules/index.js';
+import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualificationIndex, qualify } from './qualification.service.js';
 import { deleteTier, findCampaignType, findTier, insertTier, listTiers, updateTier } from './tier.queries.js';
@@ -11,10 +11,9 @@ import { tierCode } from './tier.rules.js';
 
 const notFound = () => problem('not_found', 'no such promotion tier');
 
-async function assertRulesExist(db: Parameters<typeof missingValidationRules>[0], workspaceId: string, ids: readonly string[] | undefined) {
-  if (!ids?.length) return;
-  const missing = await missingValidationRules(db, workspaceId, ids);
-  if (missing.length) throw invalidField('body.validationRuleIds', `no such validation rules: ${missing.join(', ')}`);
+async function assertRulesExist(db: Parameters<typeof unknownValidationRules>[0], workspaceId: string, ids: readonly string[] | undefined) {
+  const unknown = await unknownValidationRules(db, workspaceId, ids);
+  if (unknown) throw unknown;
 }
 
 export const promotionHandlers = implement(promotionContract, {

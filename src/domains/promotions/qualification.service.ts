@@ -1,14 +1,24 @@
 // Qualification: what a customer can use for this cart right now (automatic tiers, vouchers assigned or published to
 // them, their gift cards), each with what it gives, best deal first. Tiers come from the workspace's qualification
-// index (rebuilt only when a tier, rule or campaign changed: one indexed read of the workspace's promotions_version per
-// request), are decided in full on the index's snapshots, and the best ones are confirmed by the redemption engine,
-// whose counts, per-customer uses and budgets are exact. Customer vouchers are few: each is asked of the engine.
-import type { RedemptionEngine } from '../../contract/engine-port.js';
-import type { CustomerUse } from '../../contract/engine-port.js';
-import type { Pool, Sql } from '../../platform/database.js';
-import { decideSingle, effectivePriority, eligibility, grant, isExclusive, orderTotals, startOrder, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
+// index (rebuilt only when a tier, rule, campaign or workspace setting changed: one indexed read of the workspace's
+// promotions_version per request), are decided in full on the index's snapshots, and those whose figures move without
+// a version change (limits, budgets) are confirmed by the redemption engine. Customer vouchers are asked of the engine,
+// one message per partition.
+import type { CustomerUse, RedemptionEngine } from '../../contract/engine-port.js';
+import type { Pool } from '../../platform/database.js';
+import {
+  effectivePriority,
+  eligibility,
+  grant,
+  isExclusive,
+  startOrder,
+  validationOutcome,
+  type UseContext,
+  type VoucherSnapshot,
+} from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
 import { QualificationIndex } from './qualification-index.js';
+import { findCustomerCodes, findPromotionsVersion } from './qualification.queries.js';
 import type { QualifiedOffer } from './tier.schemas.js';
 
 const MAX_CUSTOMER_VOUCHERS = 100;
@@ -21,14 +31,9 @@ interface Cached {
 const indexes = new Map<string, Cached>();
 const building = new Map<string, Promise<Cached>>();
 
-async function promotionsVersion(db: Sql, workspaceId: string): Promise<string> {
-  const { rows } = await db.query<{ v: string }>('SELECT promotions_version::text AS v FROM workspaces WHERE workspace_id = $1', [workspaceId]);
-  return rows[0]?.v ?? '0';
-}
-
 /** The workspace's index, rebuilt (once, however many requests ask at the same time) when its version moved. */
 export async function qualificationIndex(db: Pool, engine: RedemptionEngine, workspaceId: string): Promise<QualificationIndex> {
-  const version = await promotionsVersion(db, workspaceId);
+  const version = await findPromotionsVersion(db, workspaceId);
   const cached = indexes.get(workspaceId);
   if (cached && cached.version === version) return cached.index;
   const key = `${workspaceId} ${version}`;
@@ -56,35 +61,40 @@ export interface QualificationRequest {
   limit: number;
 }
 
-function offerOf(v: VoucherSnapshot | undefined, outcome: ValidationOutcome, code: string, name?: string): QualifiedOffer {
-  const isTier = v?.kind === 'TIER';
-  const gift = outcome.voucher?.type === 'GIFT_CARD';
+const usable = (outcome: ValidationOutcome) => outcome.valid && outcome.discount !== undefined && outcome.discount.amount > 0;
+
+function tierOffer(tier: VoucherSnapshot, outcome: ValidationOutcome): QualifiedOffer {
   return {
-    kind: isTier ? 'PROMOTION_TIER' : gift ? 'GIFT_CARD' : 'VOUCHER',
-    ...(isTier ? { tierId: v!.id } : { code }),
-    ...((v?.campaignId ?? outcome.voucher?.campaignId) ? { campaignId: (v?.campaignId ?? outcome.voucher?.campaignId)! } : {}),
-    ...(name ? { name } : {}),
+    kind: 'PROMOTION_TIER',
+    tierId: tier.id,
+    ...(tier.campaignId ? { campaignId: tier.campaignId } : {}),
+    ...(tier.name ? { name: tier.name } : {}),
     discount: outcome.discount!,
     ...(outcome.order ? { order: outcome.order } : {}),
-    priority: v ? effectivePriority(v) : 0,
-    exclusive: v ? isExclusive(v) : false,
+    priority: effectivePriority(tier),
+    exclusive: isExclusive(tier),
+  };
+}
+
+function voucherOffer(code: string, outcome: ValidationOutcome): QualifiedOffer {
+  return {
+    kind: outcome.voucher?.type === 'GIFT_CARD' ? 'GIFT_CARD' : 'VOUCHER',
+    code,
+    ...(outcome.voucher?.campaignId ? { campaignId: outcome.voucher.campaignId } : {}),
+    discount: outcome.discount!,
+    ...(outcome.order ? { order: outcome.order } : {}),
+    priority: 0,
+    exclusive: false,
   };
 }
 
 const bestFirst = (a: QualifiedOffer, b: QualifiedOffer) =>
   b.discount.amount - a.discount.amount || b.priority - a.priority || (a.name ?? a.code ?? '').localeCompare(b.name ?? b.code ?? '');
 
-/** A decision on the index's own snapshot, in the engine's outcome shape. */
-function outcomeOf(decided: ReturnType<typeof decideSingle>, order: Order): ValidationOutcome {
-  const { decision, state } = decided;
-  if (!decision.ok) return { valid: false, code: decision.code };
-  return { valid: true, discount: { type: decision.discountType, amount: decision.amount }, order: orderTotals(order, state) };
-}
-
 /** Tiers that apply to the cart, best first, confirmed by the engine, at most `limit`. */
 async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
   const index = request.index ?? (await qualificationIndex(db, engine, request.workspaceId));
-  const use = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
+  const use: UseContext = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
   // Ranked on the index's snapshots first (no I/O, no per-line split): only those that would give something are
   // worth a full decision, and only the best `limit` of them get one.
   const start = startOrder(request.order);
@@ -108,8 +118,8 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
       : [];
     const liveOutcome = new Map(liveOnes.map((c, i) => [c.tier.code, confirmedLive[i]!]));
     for (const c of chunk) {
-      const outcome = liveOutcome.get(c.tier.code) ?? outcomeOf(decideSingle(c.tier, use, { order: request.order }, now), request.order);
-      if (outcome.valid && outcome.discount && outcome.discount.amount > 0) confirmed.push(offerOf(c.tier, outcome, c.tier.code, c.tier.name ?? undefined));
+      const outcome = liveOutcome.get(c.tier.code) ?? validationOutcome(c.tier, use, { order: request.order }, now);
+      if (usable(outcome)) confirmed.push(tierOffer(c.tier, outcome));
     }
   }
   return confirmed.sort(bestFirst).slice(0, request.limit);
@@ -118,14 +128,9 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
 /** Vouchers and gift cards assigned (or published) to the customer that can be used for this cart now. */
 async function qualifyingCustomerVouchers(db: Pool, engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
   if (!request.customer.id) return [];
-  const { rows } = await db.query<{ code: string }>(
-    `SELECT code FROM vouchers WHERE workspace_id = $1 AND customer_id = $2 AND kind = 'CODE' AND active ORDER BY created_at DESC LIMIT ${MAX_CUSTOMER_VOUCHERS}`,
-    [request.workspaceId, request.customer.id],
-  );
-  const outcomes = rows.length
-    ? await engine.validateMany({ workspaceId: request.workspaceId, codes: rows.map((r) => r.code), order: request.order, customer: request.customer })
-    : [];
-  return outcomes.flatMap((outcome, i) => (outcome.valid && outcome.discount && outcome.discount.amount > 0 ? [offerOf(undefined, outcome, rows[i]!.code)] : []));
+  const codes = await findCustomerCodes(db, request.workspaceId, request.customer.id, MAX_CUSTOMER_VOUCHERS);
+  const outcomes = codes.length ? await engine.validateMany({ workspaceId: request.workspaceId, codes, order: request.order, customer: request.customer }) : [];
+  return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
 }
 
 export async function qualify(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {

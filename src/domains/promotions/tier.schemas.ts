@@ -1,8 +1,7 @@
 // Automatic promotion tiers: discounts a PROMOTION campaign applies without a code, under its rules and schedule.
 import { z } from 'zod';
-import { ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { Order, OrderTotals } from '../redemptions/redemption.schemas.js';
-import { CustomerReference } from '../../contract/common.schemas.js';
+import { CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { Order, OrderTotals, RedeemBody } from '../redemptions/redemption.schemas.js';
 import { Schedule } from '../rules/schedule.schemas.js';
 import { Discount } from '../vouchers/discount.schemas.js';
 import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../vouchers/voucher.schemas.js';
@@ -59,14 +58,8 @@ export type UpdateTierBody = z.infer<typeof UpdateTierBody>;
 
 export const TierListQuery = ListQuery;
 
-const IdempotencyKey = z.string().min(1).max(200).meta({ description: 'One key per logical request; kept at least 24 hours.' });
-
-export const RedeemTierBody = z.object({
-  order: Order,
-  customer: CustomerReference.optional(),
-  idempotencyKey: IdempotencyKey.optional(),
-  metadata: Metadata.optional(),
-});
+/** A voucher redemption's body, with the order required and no gift amount. */
+export const RedeemTierBody = RedeemBody.omit({ amount: true }).extend({ order: Order });
 
 export const CheckoutBody = z.object({ order: Order, customer: CustomerReference.optional() });
 

@@ -2,9 +2,8 @@
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
 import type { CustomerUse } from '../../contract/engine-port.js';
 import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from '../rules/condition.rules.js';
-import type { ConditionTree } from '../rules/condition.schemas.js';
+import { conditionLeaves, type ConditionTree } from '../rules/condition.schemas.js';
 import { withinSchedule } from '../rules/schedule.rules.js';
-import type { Discount } from '../vouchers/index.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
 import type { Explanation, ExplanationCode, Order, OrderTotals, ValidationOutcome } from './redemption.schemas.js';
 
@@ -97,13 +96,17 @@ export const effectivePriority = (v: VoucherSnapshot): number => v.priority ?? v
 export const isExclusive = (v: VoucherSnapshot): boolean => v.exclusive ?? v.campaign?.exclusive ?? false;
 export const voucherCurrency = (v: VoucherSnapshot): string | null => v.currency ?? v.campaign?.currency ?? null;
 
-const CUSTOMER_FIELD = /^customer\./;
+/** Whether a condition tree reads a field that starts with `prefix` (`customer.`, `customer.redemptions`). */
+function reads(tree: ConditionTree, prefix: string): boolean {
+  return conditionLeaves(tree).some(({ leaf }) => leaf.field.startsWith(prefix));
+}
 
-function referencesCustomer(tree: ConditionTree): boolean {
-  if ('all' in tree) return tree.all.some(referencesCustomer);
-  if ('any' in tree) return tree.any.some(referencesCustomer);
-  if ('not' in tree) return referencesCustomer(tree.not);
-  return CUSTOMER_FIELD.test(tree.field);
+/**
+ * Whether a decision on this voucher reads the customer's past uses of it: a per-customer limit, or a rule on
+ * customer.redemptions. Otherwise a partition need not load them (a new customer costs no query).
+ */
+export function readsCustomerUses(v: VoucherSnapshot): boolean {
+  return v.perCustomerLimit !== null || v.rules.some((r) => reads(r.conditions, 'customer.redemptions'));
 }
 
 /**
@@ -118,7 +121,7 @@ export function ruleRefusal(v: VoucherSnapshot, order: Order | undefined, use: U
     ? { segments: [], metadata: {}, ...use.facts, id: use.customerId, redemptions: use.customerUses }
     : undefined;
   for (const rule of v.rules) {
-    if (!customer && referencesCustomer(rule.conditions)) return refusal('customer_required', { ruleId: rule.id, ruleName: rule.name });
+    if (!customer && reads(rule.conditions, 'customer.')) return refusal('customer_required', { ruleId: rule.id, ruleName: rule.name });
     const result = evaluateConditions(rule.conditions, { order, customer, time }, rule.applicableTo);
     if (!result.ok) {
       return {

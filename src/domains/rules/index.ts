@@ -1,7 +1,8 @@
 // The rules domain's public surface: condition trees and schedules (pure), validation rules (contract, handlers and
 // the existence check campaigns, vouchers and tiers use).
+import { invalidField, type ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
-import { findMissingValidationRules, type ValidationRuleSnapshot } from './validation-rule.queries.js';
+import { findMissingValidationRules } from './validation-rule.queries.js';
 
 export { validationRuleContract } from './validation-rule.contract.js';
 export { validationRuleHandlers } from './validation-rule.handlers.js';
@@ -10,12 +11,13 @@ export { evaluateConditions, itemMatches, timeFacts, type ConditionResult, type 
 export { ApplicableTo, ConditionTree, CUSTOMER_FIELDS, type ConditionLeaf } from './condition.schemas.js';
 export { withinSchedule } from './schedule.rules.js';
 export { Schedule } from './schedule.schemas.js';
-export type { ValidationRuleSnapshot };
-
-/** The ids that name no rule of the workspace (lower case, each once): a 400 for the caller to raise. */
-export async function missingValidationRules(db: Sql, workspaceId: string, ids: readonly string[]): Promise<string[]> {
-  return findMissingValidationRules(db, workspaceId, ids);
-}
 
 /** The channel a rule or time-zone change is announced on (payload: the workspace id), by triggers at commit. */
 export const RULES_CHANNEL = 'rules_changed';
+
+/** The 400 for `validationRuleIds` naming rules missing from the workspace, or undefined when all exist. */
+export async function unknownValidationRules(db: Sql, workspaceId: string, ids: readonly string[] | null | undefined): Promise<ProblemError | undefined> {
+  if (!ids?.length) return undefined;
+  const missing = await findMissingValidationRules(db, workspaceId, ids);
+  return missing.length ? invalidField('body.validationRuleIds', `no validation rule in this workspace with id ${missing.join(', ')}`) : undefined;
+}

@@ -19,14 +19,6 @@ interface ValidationRuleRow {
   updated_at: Date;
 }
 
-/** What the redemption engine needs of a rule. */
-export interface ValidationRuleSnapshot {
-  id: string;
-  name: string;
-  conditions: ConditionTree;
-  errorMessage: string | null;
-  applicableTo: ApplicableTo | null;
-}
 
 function toValidationRule(row: ValidationRuleRow): ValidationRule {
   return {

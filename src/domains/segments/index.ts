@@ -1,5 +1,5 @@
 // The segments domain's public surface: its contract and handlers, the customer-write hook that keeps AUTO
-// memberships current, and loadCustomerFacts() for the redemption engine.
+// memberships current, and loadCustomerFacts(), what a checkout reads of its customer for validation rules.
 import type { Sql } from '../../platform/database.js';
 import type { CustomerFacts } from '../rules/index.js';
 import { findCustomerFacts, type CustomerLookup } from './segment.queries.js';

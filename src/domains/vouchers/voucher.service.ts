@@ -2,7 +2,7 @@
 import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
 import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
-import { missingValidationRules } from '../rules/index.js';
+import { unknownValidationRules } from '../rules/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
 import { applyVoucherTemplate, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
 import {
@@ -34,13 +34,6 @@ function fieldsOrThrow(result: TemplateResult): VoucherFields {
 function campaignGone(error: unknown): never {
   if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw problem('not_found', 'no such campaign');
   throw error;
-}
-
-/** The 400 for rule ids missing from the workspace, or undefined when all exist. */
-async function unknownValidationRules(db: Sql, workspaceId: string, ids: string[] | null | undefined) {
-  if (!ids?.length) return undefined;
-  const missing = await missingValidationRules(db, workspaceId, ids);
-  return missing.length ? invalid('body.validationRuleIds', `no validation rule in this workspace with id ${missing.join(', ')}`) : undefined;
 }
 
 async function requireCampaign(db: Sql, workspaceId: string, campaignId: string): Promise<Campaign> {

@@ -2,7 +2,7 @@
 // counter updates, then the rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold undoes
 // everything and says which part was stale, so the partition reloads it and decides again.
 import { uuidv7 } from '../../platform/ids.js';
-import { budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
+import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
 import type { NewEvent } from '../../domains/events/index.js';
 import type { VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import type { Order } from '../../domains/redemptions/redemption.schemas.js';
@@ -167,8 +167,6 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   return id;
 }
 
-const BUDGET_PERIODS = ['total', 'daily', 'weekly', 'monthly'] as const;
-
 /**
  * Adds a redemption (+1) or a rollback (-1) to the usage of its campaign's budget periods, with their limits: the
  * commit statement adds it under a guard, so the budget holds across partitions and processes. `at` is when the
@@ -177,11 +175,7 @@ const BUDGET_PERIODS = ['total', 'daily', 'weekly', 'monthly'] as const;
 export function planBudget(plan: WritePlan, v: VoucherSnapshot, at: number, uses: number, amount: number): void {
   const budget = v.campaign?.budget;
   if (!budget) return;
-  const periods = budgetPeriods(at, v.timeZone);
-  for (const name of BUDGET_PERIODS) {
-    const limit = budget[name];
-    if (!limit) continue;
-    const period = name === 'total' ? 'total' : name === 'daily' ? periods.day : name === 'weekly' ? periods.week : periods.month;
+  for (const { period, limit } of budgetLimits(budget, budgetPeriods(at, v.timeZone))) {
     const key = `${v.campaign!.id} ${period}`;
     const delta = plan.budgets.get(key) ?? {
       workspaceId: v.workspaceId,

@@ -2,12 +2,10 @@
 // stale cache or a second process can never over-redeem: a guard that does not hold returns fewer rows, never an error.
 import { preparedQuery, type Sql } from '../../platform/database.js';
 import { uuidv7 } from '../../platform/ids.js';
-import type { CampaignSnapshot, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import type { Budget } from '../../domains/campaigns/campaign-budget.schemas.js';
+import type { CampaignSnapshot, RuleSnapshot, VoucherSnapshot } from '../../domains/redemptions/voucher-snapshot.schemas.js';
+import type { Schedule } from '../../domains/rules/schedule.schemas.js';
 import type { Discount } from '../../domains/vouchers/discount.schemas.js';
-
-type Budget = CampaignSnapshot['budget'];
-type Schedule = VoucherSnapshot['schedule'];
-type ValidationRuleSnapshot = VoucherSnapshot['rules'][number];
 
 interface SnapshotRow {
   [column: string]: unknown;
@@ -39,13 +37,13 @@ interface SnapshotRow {
   c_exclusive: boolean | null;
   c_version: number | null;
   c_validation_rule_ids: string[] | null;
-  c_schedule: Schedule;
-  c_budget: Budget;
+  c_schedule: Schedule | null;
+  c_budget: Budget | null;
   kind: 'CODE' | 'TIER';
   name: string | null;
-  schedule: Schedule;
+  schedule: Schedule | null;
   time_zone: string;
-  rules: ValidationRuleSnapshot[];
+  rules: RuleSnapshot[];
 }
 
 const ms = (d: Date | null) => (d ? d.getTime() : null);

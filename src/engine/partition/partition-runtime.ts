@@ -5,14 +5,13 @@
 import { uuidv7 } from '../../platform/ids.js';
 import { LRUCache } from 'lru-cache';
 import { ProblemError } from '../../contract/problems.js';
-import { budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
 import {
   decideSingle,
   messageOf,
   orderTotals,
+  readsCustomerUses,
   refusalFields,
   validationOutcome,
-  type BudgetLeft,
   type UseContext,
   type VoucherSnapshot,
 } from '../../domains/redemptions/redemption.rules.js';
@@ -20,8 +19,9 @@ import type { RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../.
 import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { CustomerUse, HoldItem, PartitionCall, SnapshotEntry } from '../messages.js';
+import { BudgetStates, type Spent } from './budget-states.js';
 import { commitPlan, emptyPlan, isEmpty, planBudget, planDelta, planLedger, planRedemption, planUsage, usageKey } from './group-commit.js';
-import { loadBudgetUsage, loadCustomerUses, loadIdempotencyKeys, loadRedemptions, loadSnapshots, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
+import { loadCustomerUses, loadIdempotencyKeys, loadRedemptions, loadSnapshots, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
 import { useContext, voucherKey, VoucherStateCache, type Hold, type HotVoucher } from './voucher-state-cache.js';
 
 export interface PartitionOptions {
@@ -54,43 +54,6 @@ type WriteCall = Extract<PartitionCall, { type: 'redeem' | 'rollback' | 'adjust'
 const COMMIT_ATTEMPTS = 6;
 const HOLD_TIMEOUT_MS = 30_000;
 const RECENT_KEYS = 10_000;
-/** Other partitions and processes spend a budget too: what this one knows of it is read again this often. */
-const BUDGET_TTL_MS = 1_000;
-/** A refusal for an exhausted budget is made only on usage read this recently (a rollback elsewhere may have given back). */
-const BUDGET_VERIFY_MS = 100;
-
-/** What a budgeted campaign has used, per period, as last read, plus what this partition's batch in commit takes. */
-interface BudgetState {
-  loadedAt: number;
-  stale: boolean;
-  used: Map<string, { uses: number; amount: number }>;
-  pending: { uses: number; amount: number };
-}
-
-/** The budget periods a decision at `now` counts in, with their limits. */
-function budgetSlots(v: VoucherSnapshot, now: number): Array<{ period: string; maxUses: number | null; maxAmount: number | null }> {
-  const budget = v.campaign?.budget;
-  if (!budget) return [];
-  const p = budgetPeriods(now, v.timeZone);
-  const slots: Array<{ period: string; maxUses: number | null; maxAmount: number | null }> = [];
-  const add = (period: string, limit: { redemptions?: number | undefined; discountAmount?: number | undefined } | undefined) => {
-    if (limit) slots.push({ period, maxUses: limit.redemptions ?? null, maxAmount: limit.discountAmount ?? null });
-  };
-  add('total', budget.total);
-  add(p.day, budget.daily);
-  add(p.week, budget.weekly);
-  add(p.month, budget.monthly);
-  return slots;
-}
-
-/**
- * Whether a decision reads this customer's past uses of the voucher: only for a per-customer limit or a rule on
- * customer.redemptions. Others need no per-customer read (a new customer costs no query).
- */
-function countsUses(v: VoucherSnapshot): boolean {
-  return v.perCustomerLimit !== null || v.rules.some((r) => JSON.stringify(r.conditions).includes('"customer.redemptions"'));
-}
-
 /** A request names a voucher code, or a promotion tier (a voucher row of kind TIER): the other kind is not found. */
 function ofKind(entry: HotVoucher | undefined, kind: 'CODE' | 'TIER' | undefined): VoucherSnapshot | undefined {
   const v = entry?.snapshot ?? undefined;
@@ -111,11 +74,12 @@ export class PartitionRuntime {
   private inFlight = 0;
   private readonly holds = new Map<string, { holds: Hold[]; timer: NodeJS.Timeout }>();
   private readonly recentKeys = new LRUCache<string, { hash: string; response: Record<string, unknown> }>({ max: RECENT_KEYS });
-  private readonly budgets = new LRUCache<string, BudgetState>({ max: 10_000 });
+  private readonly budgets: BudgetStates;
   private readonly now: () => number;
 
   constructor(private readonly options: PartitionOptions) {
     this.cache = new VoucherStateCache(options.cacheSize, options.cacheTtlMs);
+    this.budgets = new BudgetStates(options.db);
     this.now = options.now ?? Date.now;
   }
 
@@ -155,23 +119,7 @@ export class PartitionRuntime {
         reply(this.stats());
         return true;
       case 'forget':
-        // One code: its entry (also a "no such voucher" one) is read again. A campaign: its vouchers. Neither (codes
-        // generated in bulk): every "no such voucher" entry of the workspace goes.
-        if (call.budgetOf !== undefined) {
-          const state = this.budgets.get(call.budgetOf);
-          if (state) state.stale = true;
-        } else if (call.rules) this.cache.markWorkspaceStale(call.workspaceId);
-        else if (call.code !== undefined) {
-          // Also its campaign's budget: a stack that failed the budget guard must decide on fresh usage next time.
-          const key = voucherKey(call.workspaceId, call.code);
-          const budget = this.cache.peek(key)?.snapshot?.campaign?.budget ? this.budgets.get(this.cache.peek(key)!.snapshot!.campaign!.id) : undefined;
-          if (budget) budget.stale = true;
-          this.cache.markStale(key);
-        }
-        else if (call.campaignId !== undefined) {
-          this.cache.markCampaignStale(call.workspaceId, call.campaignId);
-          this.budgets.delete(call.campaignId);
-        } else this.cache.dropMissing(call.workspaceId);
+        this.forget(call);
         reply(null);
         return true;
       case 'release':
@@ -182,7 +130,7 @@ export class PartitionRuntime {
         const entry = this.cache.fresh(voucherKey(call.workspaceId, call.code), now);
         if (!entry || !this.ready(entry, call.customer, now)) return false;
         const outcome = this.validate(entry, call, now);
-        if (outcome.code === 'campaign_budget_exhausted' && this.verifyBudget(entry.snapshot, now)) return false;
+        if (outcome.code === 'campaign_budget_exhausted' && this.budgets.verify(entry.snapshot, now)) return false;
         reply(outcome);
         return true;
       }
@@ -203,47 +151,42 @@ export class PartitionRuntime {
     }
   }
 
+  /**
+   * What a change elsewhere makes stale. `budgetOf`: a campaign's budget usage (a rollback gave some back). `rules`:
+   * every voucher of the workspace (a rule or its time zone changed). A code: its entry (also a "no such voucher"
+   * one) and its campaign's budget usage (a stack that failed the budget guard decides on fresh figures next time).
+   * A campaign: its vouchers and budget. Neither (codes generated in bulk): every "no such voucher" entry goes.
+   */
+  private forget(call: Extract<PartitionCall, { type: 'forget' }>): void {
+    if (call.budgetOf !== undefined) {
+      this.budgets.markStale(call.budgetOf);
+    } else if (call.rules) {
+      this.cache.markWorkspaceStale(call.workspaceId);
+    } else if (call.code !== undefined) {
+      const key = voucherKey(call.workspaceId, call.code);
+      const campaign = this.cache.peek(key)?.snapshot?.campaign;
+      if (campaign) this.budgets.markStale(campaign.id);
+      this.cache.markStale(key);
+    } else if (call.campaignId !== undefined) {
+      this.cache.markCampaignStale(call.workspaceId, call.campaignId);
+      this.budgets.drop(call.campaignId);
+    } else {
+      this.cache.dropMissing(call.workspaceId);
+    }
+  }
+
   /** Everything a decision about this entry reads is in memory: the customer's uses and the campaign's budget. */
   private ready(entry: HotVoucher, customer: CustomerUse, now: number): boolean {
     if (!entry.snapshot) return true;
-    if (customer.id !== null && countsUses(entry.snapshot) && !entry.customerUses.has(customer.id)) return false;
-    return !entry.snapshot.campaign?.budget || this.budgetFresh(entry.snapshot, now);
-  }
-
-  private budgetFresh(v: VoucherSnapshot, now: number): boolean {
-    const state = this.budgets.get(v.campaign!.id);
-    if (!state || state.stale || now - state.loadedAt > BUDGET_TTL_MS) return false;
-    return budgetSlots(v, now).every((slot) => state.used.has(slot.period));
-  }
-
-  /** Marks a budget read too long ago to refuse on as stale (it is read again first); true when it did. */
-  private verifyBudget(v: VoucherSnapshot | null, now: number): boolean {
-    const state = v?.campaign ? this.budgets.get(v.campaign.id) : undefined;
-    if (!state || now - state.loadedAt <= BUDGET_VERIFY_MS) return false;
-    state.stale = true;
-    return true;
-  }
-
-  /** What is left of a campaign's budget in its tightest period, after the batch in commit and `taken` here. */
-  private budgetLeft(v: VoucherSnapshot, now: number, taken?: { uses: number; amount: number }): BudgetLeft | undefined {
-    if (!v.campaign?.budget) return undefined;
-    const state = this.budgets.get(v.campaign.id);
-    const left: BudgetLeft = { uses: null, amount: null };
-    for (const slot of budgetSlots(v, now)) {
-      const used = state?.used.get(slot.period) ?? { uses: 0, amount: 0 };
-      const spentUses = used.uses + (state?.pending.uses ?? 0) + (taken?.uses ?? 0);
-      const spentAmount = used.amount + (state?.pending.amount ?? 0) + (taken?.amount ?? 0);
-      if (slot.maxUses !== null) left.uses = Math.min(left.uses ?? Infinity, slot.maxUses - spentUses);
-      if (slot.maxAmount !== null) left.amount = Math.min(left.amount ?? Infinity, slot.maxAmount - spentAmount);
-    }
-    return left;
+    if (customer.id !== null && readsCustomerUses(entry.snapshot) && !entry.customerUses.has(customer.id)) return false;
+    return this.budgets.fresh(entry.snapshot, now);
   }
 
   /** The use context of a decision: counts, holds and pending takes, the customer's facts, the budget left. */
-  private useOf(entry: HotVoucher, customer: CustomerUse, now: number, extra?: { uses: number; balance: number; byCustomer: number }, campaignTaken?: { uses: number; amount: number }): UseContext {
+  private useOf(entry: HotVoucher, customer: CustomerUse, now: number, extra?: { uses: number; balance: number; byCustomer: number }, campaignTaken?: Spent): UseContext {
     const use = useContext(entry, customer.id, customer.given, extra);
     use.facts = customer.facts;
-    use.budget = this.budgetLeft(entry.snapshot!, now, campaignTaken);
+    use.budget = this.budgets.left(entry.snapshot!, now, campaignTaken);
     return use;
   }
 
@@ -369,7 +312,7 @@ export class PartitionRuntime {
       if (!customerId) continue;
       for (const code of codesOf(call)) {
         const entry = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code));
-        if (entry?.snapshot && countsUses(entry.snapshot) && !entry.customerUses.has(customerId)) {
+        if (entry?.snapshot && readsCustomerUses(entry.snapshot) && !entry.customerUses.has(customerId)) {
           usage.set(usageKey(entry.snapshot.id, customerId), { voucherId: entry.snapshot.id, customerId, entry });
         }
       }
@@ -379,27 +322,16 @@ export class PartitionRuntime {
       for (const u of usage.values()) u.entry.customerUses.set(u.customerId, 0);
       for (const c of counts) usage.get(usageKey(c.voucherId, c.customerId))?.entry.customerUses.set(c.customerId, c.uses);
     }
-    await this.loadBudgets(items, now);
+    await this.budgets.load(this.snapshotsOf(items), now);
   }
 
-  /** Reads the usage of the budgeted campaigns the batch decides on, unless fresh. */
-  private async loadBudgets(items: Item[], now: number): Promise<void> {
-    const wanted = new Map<string, VoucherSnapshot>();
+  /** The snapshots (in the cache) of the vouchers the items name. */
+  private *snapshotsOf(items: Item[]): Iterable<VoucherSnapshot> {
     for (const { call } of items) {
       for (const code of codesOf(call)) {
         const v = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code))?.snapshot;
-        if (v?.campaign?.budget && !this.budgetFresh(v, now)) wanted.set(v.campaign.id, v);
+        if (v) yield v;
       }
-    }
-    if (wanted.size === 0) return;
-    const periods = new Set<string>();
-    for (const v of wanted.values()) for (const slot of budgetSlots(v, now)) periods.add(slot.period);
-    const rows = await loadBudgetUsage(this.options.db, [...wanted.keys()], [...periods]);
-    for (const [campaignId, v] of wanted) {
-      const used = new Map(budgetSlots(v, now).map((slot) => [slot.period, { uses: 0, amount: 0 }]));
-      for (const r of rows) if (r.campaignId === campaignId && used.has(r.period)) used.set(r.period, { uses: r.uses, amount: r.amount });
-      const previous = this.budgets.get(campaignId);
-      this.budgets.set(campaignId, { loadedAt: now, stale: false, used, pending: previous?.pending ?? { uses: 0, amount: 0 } });
     }
   }
 
@@ -488,22 +420,22 @@ export class PartitionRuntime {
       for (const item of pending) {
         const outcome = outcomes.get(item) as { code?: string } | undefined;
         if (item.call.type === 'redeem' && outcome?.code === 'campaign_budget_exhausted') {
-          reread = this.verifyBudget(this.cache.peek(voucherKey(item.call.workspaceId, item.call.code))?.snapshot ?? null, now) || reread;
+          reread = this.budgets.verify(this.cache.peek(voucherKey(item.call.workspaceId, item.call.code))?.snapshot, now) || reread;
         }
       }
       if (reread) {
-        await this.loadBudgets(pending, now);
+        await this.budgets.load(this.snapshotsOf(pending), now);
         continue;
       }
       this.setPending(taken, +1);
-      this.setBudgetPending(campaignTaken, +1);
+      this.budgets.setPending(campaignTaken, +1);
       let result;
       const started = performance.now();
       try {
         result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan);
       } finally {
         this.setPending(taken, -1);
-        this.setBudgetPending(campaignTaken, -1);
+        this.budgets.setPending(campaignTaken, -1);
       }
       this.counters.batches += 1;
       this.counters.writes += pending.length;
@@ -511,7 +443,7 @@ export class PartitionRuntime {
       if (!result.ok) this.counters.retries += 1;
       if (result.ok) {
         this.applyCommitted(touched, result.vouchers, result.usage);
-        this.applyBudgets(plan.budgets, plan.rollbackIds.length > 0);
+        this.budgets.applyCommitted(plan.budgets.values(), plan.rollbackIds.length > 0);
         for (const item of pending) {
           const outcome = outcomes.get(item)!;
           if (outcome instanceof Error) this.refuse(item, outcome);
@@ -526,7 +458,7 @@ export class PartitionRuntime {
       // Someone else (another partition, process or stack) got there first: reload what was stale, decide again.
       for (const id of result.staleVouchers) this.markVoucherIdStale(pending, id);
       for (const u of result.staleUsage) this.markVoucherIdStale(pending, u.voucherId);
-      for (const id of result.staleBudgets) this.budgets.delete(id);
+      for (const id of result.staleBudgets) this.budgets.drop(id);
       for (const id of result.racedRollbacks) rollbackRows.delete(id);
       if (result.racedRollbacks.length) {
         for (const row of await loadRedemptions(this.options.db, result.racedRollbacks)) rollbackRows.set(row.id, row);
@@ -603,29 +535,6 @@ export class PartitionRuntime {
     this.answer(item, { ...stored.response, idempotent: true });
   }
 
-  private setBudgetPending(campaignTaken: Map<string, { uses: number; amount: number }>, sign: 1 | -1): void {
-    for (const [campaignId, t] of campaignTaken) {
-      const state = this.budgets.get(campaignId);
-      if (!state) continue;
-      state.pending.uses += sign * t.uses;
-      state.pending.amount += sign * t.amount;
-    }
-  }
-
-  /** After COMMIT: what the batch added to its campaigns' budgets is now used. A rollback makes us read them again. */
-  private applyBudgets(budgets: ReturnType<typeof emptyPlan>['budgets'], hadRollbacks: boolean): void {
-    for (const b of budgets.values()) {
-      const state = this.budgets.get(b.campaignId);
-      if (!state) continue;
-      if (hadRollbacks) {
-        state.stale = true;
-        continue;
-      }
-      const used = state.used.get(b.period);
-      if (used) state.used.set(b.period, { uses: used.uses + b.uses, amount: used.amount + b.amount });
-    }
-  }
-
   private setPending(taken: Map<HotVoucher, Taken>, sign: 1 | -1): void {
     for (const [entry, t] of taken) {
       entry.pendingUses += sign * t.uses;
@@ -659,7 +568,7 @@ export class PartitionRuntime {
     const rolledBackHere = new Set<string>();
     const touched = new Set<HotVoucher>();
     // What this batch's redemptions take from each budgeted campaign (every redemption of a batch falls in the same periods).
-    const campaignTaken = new Map<string, { uses: number; amount: number }>();
+    const campaignTaken = new Map<string, Spent>();
     const take = (entry: HotVoucher): Taken => {
       let t = taken.get(entry);
       if (!t) taken.set(entry, (t = { uses: 0, balance: 0, byCustomer: new Map() }));

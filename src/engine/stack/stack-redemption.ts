@@ -9,7 +9,7 @@ import { tierCode } from '../../domains/promotions/tier.rules.js';
 import { evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
-import type { HoldItem, SnapshotEntry } from '../messages.js';
+import type { HoldItem } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
 import { emptyPlan, PlanCommitter, planRedemption } from '../partition/group-commit.js';
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
@@ -65,9 +65,8 @@ export class StackRedemption {
   private async redeemOnce(original: StackRequest): Promise<StackOutcome> {
     // A tier entry is its voucher row's internal code; the snapshot must then be a tier (and a code entry a code).
     const request: ResolvedStack = { ...original, vouchers: original.vouchers.map((v) => ({ ...v, code: v.tierId !== undefined ? tierCode(v.tierId) : v.code! })) };
-    const partitions = this.partitionsOf(request);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const entries = await this.snapshots(request, partitions);
+      const entries = await this.snapshots(request);
       const evaluation = evaluateStack(entries, request.order, request.stackLimit, this.now());
       if (!evaluation.ok) {
         const failure = evaluation.failure!;
@@ -146,23 +145,8 @@ export class StackRedemption {
     throw new ProblemError('service_unavailable', 'the vouchers of this stack kept changing; retry', { headers: { 'Retry-After': '1' } });
   }
 
-  private partitionsOf(request: { workspaceId: string; vouchers: Array<{ code: string }> }): Map<number, string[]> {
-    const byPartition = new Map<number, string[]>();
-    for (const code of new Set(request.vouchers.map((v) => v.code))) {
-      const p = this.router.route(request.workspaceId, code);
-      byPartition.set(p, [...(byPartition.get(p) ?? []), code]);
-    }
-    return byPartition;
-  }
-
-  private async snapshots(request: ResolvedStack, partitions: Map<number, string[]>): Promise<StackEntry[]> {
-    const byCode = new Map<string, SnapshotEntry>();
-    const answers = await Promise.all(
-      [...partitions.keys()].map((p) =>
-        this.router.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId: request.workspaceId, codes: partitions.get(p)!, customer: request.customer }),
-      ),
-    );
-    for (const answer of answers) for (const entry of answer) byCode.set(entry.code, entry);
+  private async snapshots(request: ResolvedStack): Promise<StackEntry[]> {
+    const byCode = await this.router.snapshots(request.workspaceId, request.vouchers.map((v) => v.code), request.customer);
     return request.vouchers.map((v) => {
       const entry = byCode.get(v.code)!;
       const kindMatches = entry.voucher?.kind === (v.tierId !== undefined ? 'TIER' : 'CODE');
