@@ -31,6 +31,9 @@ const durationList = z.string().transform((value, ctx) => {
   }
 });
 
+/** Audit entries older than this many days are pruned by the worker. */
+export const AUDIT_RETENTION_DAYS_DEFAULT = 365;
+
 const postgresUrl = z
   .string()
   .regex(/^postgres(ql)?:\/\/.+/, 'must be a postgres:// or postgresql:// connection string');
@@ -60,6 +63,7 @@ const EnvSchema = z.object({
   ENGINE_MAX_BATCH: positiveInt.max(10_000).default(500),
   ENGINE_BATCHES_IN_FLIGHT: positiveInt.max(16).default(1),
   HOT_PATH_DISPATCHER: booleanFlag.default(true),
+  AUDIT_RETENTION_DAYS: positiveInt.max(36_500).default(AUDIT_RETENTION_DAYS_DEFAULT),
 });
 
 export type Config = Readonly<{
@@ -88,6 +92,8 @@ export type Config = Readonly<{
   engineBatchesInFlight: number;
   /** Serve the hot routes with the lean dispatcher in front of express. */
   hotPathDispatcher: boolean;
+  /** Audit entries older than this are deleted by the worker's retention job. */
+  auditRetentionDays: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -134,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineMaxBatch: e.ENGINE_MAX_BATCH,
     engineBatchesInFlight: e.ENGINE_BATCHES_IN_FLIGHT,
     hotPathDispatcher: e.HOT_PATH_DISPATCHER,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
   });
 }
 

@@ -1,111 +1,96 @@
 // Web process composition root: config → database → migrate → app → listen, plus the background worker; graceful stop.
 import { fork, type ChildProcess } from 'node:child_process';
-import type { Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
-import { operations } from './contract/registry.js';
-import { verifyApiKeyCached, listenForApiKeyChanges } from './domains/access/index.js';
-import { RULES_CHANNEL } from './domains/rules/index.js';
-import { startRedemptionEngine } from './engine/redemption-engine.js';
-import { listenForNotifications } from './platform/notifications.js';
-import { createApp } from './http/app.js';
-import { createHotPathDispatcher } from './http/hot-path-dispatcher.js';
-import { createWebServer } from './http/web-server.js';
-import { databaseCheck, migrationsCheck, partitionsCheck, workerCheck } from './http/readiness-checks.js';
 import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
 import { createLogger } from './platform/logger.js';
-import { readMigrationFiles } from './platform/migrations.js';
 import { packageVersion } from './platform/paths.js';
 import { resolveSecretKey } from './platform/secret-key.js';
-import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase } from './runtime.js';
-import { assertEveryOperationHandled, boundHandlers } from './transports/handler-registry.js';
+import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase, type OpenDatabase } from './runtime.js';
+import { startWebService, type WebService } from './web-service.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../workers/background.js', import.meta.url));
+
+/** The whole stop ends within this, drain included: a database going away with us must not hold the process. */
+const STOP_LIMIT_MS = 5_000;
+const DRAIN_MS = 3_000;
 
 const config = loadConfigOrExit();
 const log = createLogger(config.logLevel);
 
+/** What is up so far: a stop (signal, or the embedded database lost for good) may come at any point of the start. */
+const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess } = {};
+let stopping = false;
+
 async function start() {
-  assertEveryOperationHandled();
-  const database = await openDatabase(config, log);
+  const database = await openDatabase(config, log, config.dbPoolSize, {
+    onGiveUp: (error) => {
+      log.fatal({ err: error.message }, 'the embedded PostgreSQL is gone; exiting so that a process manager can start the service again');
+      void stop('embedded database lost', 1);
+    },
+  });
+  running.database = database;
   const prepared = await prepareDatabase(database.pool, config, log);
   if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
-  const cursors = await createCursors(config);
   configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
-  const migrationFiles = await readMigrationFiles();
-
-  const engine = await startRedemptionEngine({
+  running.service = await startWebService({
     databaseUrl: database.url,
-    db: database.pool,
-    partitions: config.partitions,
-    cacheSize: config.engineCacheSize,
-    cacheTtlMs: config.engineCacheTtlMs,
-    maxBatch: config.engineMaxBatch,
-    batchesInFlight: config.engineBatchesInFlight,
+    pool: database.pool,
     log,
-    logLevel: config.logLevel,
-  });
-  const stopListening = listenForApiKeyChanges(database.url, log);
-  // A rule changed in another process: this one's partitions read the workspace's vouchers again.
-  const ruleListener = listenForNotifications(database.url, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
-  const readinessChecks = {
-    database: databaseCheck(database.pool),
-    partitions: partitionsCheck(engine),
-    migrations: migrationsCheck(database.pool, migrationFiles),
-    ...(config.startWorker ? { worker: workerCheck(database.pool) } : {}),
-  };
-  const deps = { db: database.pool, cursors, log, engine };
-  const app = createApp({
-    deps,
-    operations,
-    handlers: boundHandlers,
     version: packageVersion,
+    cursors: await createCursors(config),
+    engine: {
+      partitions: config.partitions,
+      cacheSize: config.engineCacheSize,
+      cacheTtlMs: config.engineCacheTtlMs,
+      maxBatch: config.engineMaxBatch,
+      batchesInFlight: config.engineBatchesInFlight,
+      logLevel: config.logLevel,
+    },
     maxBodyBytes: config.maxBodyBytes,
-    readinessChecks,
+    hotPath: config.hotPathDispatcher,
+    listen: { port: config.port, host: config.host },
+    workerCheck: config.startWorker,
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const hotPath = config.hotPathDispatcher
-      ? createHotPathDispatcher({ handlers: boundHandlers, deps, maxBodyBytes: config.maxBodyBytes, verify: verifyApiKeyCached })
-      : undefined;
-    const s = createWebServer(app, hotPath);
-    s.once('error', reject);
-    s.listen(config.port, config.host, () => resolve(s));
-  });
-  server.keepAliveTimeout = 65_000;
   log.info({ port: config.port, host: config.host, version: packageVersion, embeddedDatabase: database.embedded }, 'listening');
 
-  const worker: ChildProcess | undefined = config.startWorker
-    ? fork(WORKER_ENTRY, [], { env: { ...process.env, DATABASE_URL: database.url } })
-    : undefined;
-  worker?.on('exit', (code, signal) => {
-    if (!stopping) log.error({ code, signal }, 'background worker exited');
-  });
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const drainTimer = setTimeout(() => server.closeAllConnections(), 10_000);
-    const workerExited = worker && worker.exitCode === null ? new Promise((r) => worker.once('exit', r)) : undefined;
-    worker?.kill('SIGTERM');
-    await closed;
-    clearTimeout(drainTimer);
-    await workerExited;
-    await stopListening();
-    await ruleListener.stop();
-    await engine.stop();
-    await database.close();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  if (config.startWorker && !stopping) {
+    const worker = fork(WORKER_ENTRY, [], { env: { ...process.env, DATABASE_URL: database.url } });
+    worker.on('exit', (code, signal) => {
+      if (!stopping) log.error({ code, signal }, 'background worker exited');
+    });
+    running.worker = worker;
+  }
 }
 
+/**
+ * Worker, HTTP (drained), engine, pools, then the embedded database. A signal sent to the whole process group reaches
+ * the worker and PostgreSQL at the same moment, so every step is bounded and the whole stop is capped.
+ */
+async function stop(cause: string, exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  const { database, service, worker } = running;
+  database?.expectStop();
+  log.info({ cause }, 'stopping');
+  setTimeout(() => {
+    log.warn({ limitMs: STOP_LIMIT_MS }, 'stop did not finish in time; exiting without waiting further');
+    process.exit(exitCode || 1);
+  }, STOP_LIMIT_MS).unref();
+  const workerExited = worker && worker.exitCode === null && worker.signalCode === null ? new Promise((r) => worker.once('exit', r)) : undefined;
+  worker?.kill('SIGTERM');
+  await service?.close({ drainMs: DRAIN_MS });
+  await workerExited;
+  await database?.close();
+  log.info('stopped');
+  process.exit(exitCode);
+}
+
+process.on('SIGINT', () => void stop('SIGINT', 0));
+process.on('SIGTERM', () => void stop('SIGTERM', 0));
+
 start().catch((error: unknown) => {
+  if (stopping) return;
   log.fatal({ err: error }, 'failed to start');
   process.exit(1);
 });

@@ -4,7 +4,7 @@ import { countActiveApiKeys, ensureBootstrapApiKey } from './domains/access/inde
 import { ensureDefaultWorkspace } from './domains/workspaces/index.js';
 import { createCursorCodec, type CursorCodec } from './platform/cursor.js';
 import { createPool, type Pool } from './platform/database.js';
-import { startEmbeddedPostgres } from './platform/embedded-postgres.js';
+import { startEmbeddedPostgres, type Supervision } from './platform/embedded-postgres.js';
 import type { Logger } from './platform/logger.js';
 import { migrate } from './platform/migrations.js';
 import { deriveKey, resolveSecretKey } from './platform/secret-key.js';
@@ -13,20 +13,31 @@ export interface OpenDatabase {
   url: string;
   pool: Pool;
   embedded: boolean;
+  /** The process is stopping: an exit of the embedded server from now on is no fault (a group signal reaches both). */
+  expectStop(): void;
   close(): Promise<void>;
 }
 
-/** DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (started, or joined if running). */
-export async function openDatabase(config: Config, log: Logger, poolSize = config.dbPoolSize): Promise<OpenDatabase> {
+/**
+ * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (started, or joined if running). With
+ * `supervision`, an embedded server this process started is restarted when it exits unexpectedly.
+ */
+export async function openDatabase(
+  config: Config,
+  log: Logger,
+  poolSize = config.dbPoolSize,
+  supervision?: Supervision,
+): Promise<OpenDatabase> {
   const embedded = config.databaseUrl
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log });
+    : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log, supervision });
   const url = config.databaseUrl ?? embedded!.url;
   const pool = createPool(url, { max: poolSize, log });
   return {
     url,
     pool,
     embedded: embedded !== undefined,
+    expectStop: () => embedded?.expectExit(),
     async close() {
       await pool.end().catch(() => undefined);
       await embedded?.stop();

@@ -46,13 +46,14 @@ describe('dependency direction', () => {
         !within(i.to, 'platform') &&
         !within(i.to, 'contract') &&
         !/^domains\/[^/]+\/[^/]+\.(rules|schemas)\.ts$/.test(i.to) &&
-        i.to !== 'domains/events/index.ts',
+        i.to !== 'domains/events/index.ts' &&
+        i.to !== 'domains/audit/index.ts',
     );
     expect(bad).toEqual([]);
   });
 
   it('lets nothing but the composition roots and the engine port reach the engine', () => {
-    const bad = imports.filter((i) => within(i.to, 'engine') && !within(i.from, 'engine') && !['main.ts', 'runtime.ts'].includes(i.from));
+    const bad = imports.filter((i) => within(i.to, 'engine') && !within(i.from, 'engine') && !['main.ts', 'runtime.ts', 'web-service.ts'].includes(i.from));
     expect(bad).toEqual([]);
   });
 
@@ -70,6 +71,16 @@ describe('dependency direction', () => {
 
   it('never imports the composition roots', () => {
     expect(imports.filter((i) => i.to === 'main.ts' && i.from !== 'cli/index.ts')).toEqual([]);
+    expect(imports.filter((i) => i.to === 'web-service.ts' && i.from !== 'main.ts')).toEqual([]);
+  });
+
+  it('keeps transports/ (the faces and their one pipeline) free of http/ (express assembly), so they never import each other', () => {
+    expect(imports.filter((i) => within(i.from, 'transports') && within(i.to, 'http'))).toEqual([]);
+  });
+
+  it('lets every face reach handlers only through the pipeline: nothing outside it calls a bound handler', () => {
+    const calls = filesUnder(src).filter((file) => /\.handle\(/.test(readFileSync(file, 'utf8'))).map((file) => path.relative(src, file));
+    expect(calls).toEqual(['transports/execute-operation.ts']);
   });
 });
 

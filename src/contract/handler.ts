@@ -1,15 +1,13 @@
 // The handler side of an operation: what a handler receives, and implement() to bind handlers to a contract.
+import type { EventType } from '../domains/events/event.schemas.js';
 import type { CursorCodec } from '../platform/cursor.js';
-import type { Pool } from '../platform/database.js';
+import type { Pool, Sql } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
+import type { Actor, RequestMeta } from './actor.js';
 import type { RedemptionEngine } from './engine-port.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
 
-export interface AuthContext {
-  workspaceId: string;
-  keyId: string;
-  scopes: readonly string[];
-}
+export type { Actor, RequestMeta } from './actor.js';
 
 /** Everything a handler may reach. Later parts (engine, jobs) extend it. */
 export interface ServiceDeps {
@@ -17,13 +15,52 @@ export interface ServiceDeps {
   cursors: CursorCodec;
   log: Logger;
   engine: RedemptionEngine;
+  /** A revoked API key stops working in this process before the revocation answers. */
+  forgetApiKeys(): void;
+}
+
+/** The change a mutation made, as its audit entry shows it. Secrets are stripped before it is written. */
+export interface RecordedChange {
+  resourceType: string;
+  resourceId?: string | null | undefined;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** The transaction of one mutation: write through `tx`, say what changed with `record` (exactly once). */
+export interface UnitOfWork {
+  tx: Sql;
+  record(change: RecordedChange): void;
+  /** An outbox event, inserted in this transaction. */
+  emit(type: EventType, payload: Record<string, unknown>): void;
+}
+
+/**
+ * The audit entry of a write the engine commits (a rollback, a balance adjustment): it travels with the partition
+ * message and is written in the batch that commits the change. Plain data, it crosses the thread boundary.
+ */
+export interface AuditTrail {
+  workspaceId: string;
+  operation: string;
+  actor: { type: Actor['type']; id: string; label: string };
+  requestId: string;
+  ip?: string | undefined;
+  userAgent?: string | undefined;
 }
 
 export interface HandlerContext<Op extends Operation> {
   input: OperationInput<Op>;
-  auth: AuthContext;
+  actor: Actor;
   deps: ServiceDeps;
   log: Logger;
+  request: RequestMeta;
+  /**
+   * Opens the one transaction of a mutation; its audit entry and events commit with it, or nothing does.
+   * A `write` operation that commits without recording a change is a bug: the pipeline refuses it.
+   */
+  mutate<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
+  /** For a write committed by the engine: hand this to it; its batch writes the entry. */
+  auditTrail(): AuditTrail;
 }
 
 export type Handler<Op extends Operation> = (ctx: HandlerContext<Op>) => Promise<OperationOutput<Op>>;

@@ -30,7 +30,17 @@ export interface OperationSpec<
   successStatus?: 200 | 201 | 204;
   /** Accepts `idempotencyKey` (body) or the Idempotency-Key header. */
   idempotent?: boolean;
+  /**
+   * What a successful call does: `read` changes nothing; `write` commits a change with exactly one audit entry;
+   * `redemption` commits redemptions, recorded as such (no audit entry, as the contract says). Default: `read` for
+   * GET, `write` for every other method, so a new mutation is audited unless it says otherwise.
+   */
+  effect?: OperationEffect;
+  /** Served by the lean hot-path dispatcher as well as by express (checkout-time operations). */
+  hot?: boolean;
 }
+
+export type OperationEffect = 'read' | 'write' | 'redemption';
 
 export interface Operation<
   P extends ObjectSchema | undefined = ObjectSchema | undefined,
@@ -40,6 +50,8 @@ export interface Operation<
   N extends string = string,
 > extends OperationSpec<P, Q, B, O, N> {
   successStatus: 200 | 201 | 204;
+  effect: OperationEffect;
+  hot: boolean;
   /** params ∪ query ∪ body as one object: the input of the RPC transport and the client. */
   input: z.ZodObject;
 }
@@ -68,6 +80,8 @@ export function defineOperation<
   return Object.freeze({
     ...spec,
     successStatus: spec.successStatus ?? (spec.output ? 200 : 204),
+    effect: spec.effect ?? (spec.method === 'get' ? 'read' : 'write'),
+    hot: spec.hot ?? false,
     input,
   });
 }

@@ -1,5 +1,6 @@
 // The one list of all operations. Every face (REST, OpenAPI, RPC, client, CLI, MCP) is built from it.
 import { apiKeyContract } from '../domains/access/api-key.contract.js';
+import { auditContract } from '../domains/audit/audit.contract.js';
 import { campaignContract } from '../domains/campaigns/campaign.contract.js';
 import { customerContract } from '../domains/customers/customer.contract.js';
 import { redemptionContract } from '../domains/redemptions/redemption.contract.js';
@@ -28,4 +29,5 @@ export const operations = Object.freeze([
   ...Object.values(publicationContract),
   ...Object.values(validationRuleContract),
   ...Object.values(segmentContract),
+  ...Object.values(auditContract),
 ]);

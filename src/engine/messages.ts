@@ -1,10 +1,11 @@
 // The whole protocol between the web thread and a partition thread: requests, replies, nothing else crosses.
-import type { ProblemCode } from '../contract/problems.js';
+import type { AuditTrail } from '../contract/handler.js';
+import type { ProblemCode, ProblemFieldError } from '../contract/problems.js';
 import type { Order } from '../domains/redemptions/redemption.schemas.js';
 import type { UseContext, VoucherSnapshot } from '../domains/redemptions/redemption.rules.js';
 
-export type { CustomerUse, IdempotencyClaim } from '../contract/engine-port.js';
-import type { CustomerUse, IdempotencyClaim } from '../contract/engine-port.js';
+export type { CustomerUse, IdempotencyClaim, SessionOpening } from '../contract/engine-port.js';
+import type { CustomerUse, IdempotencyClaim, SessionOpening } from '../contract/engine-port.js';
 
 /** CODE (default): a voucher code; TIER: a promotion tier, addressed by its internal code `tier:<id>`. */
 export type VoucherKind = 'CODE' | 'TIER';
@@ -16,10 +17,22 @@ export interface HoldItem {
   campaignVersion: number | null;
   /** Gift credits taken (0 for a discount voucher). */
   balance: number;
+  /** The stack entry's session key: its reservation counts as this hold's own. */
+  session?: string | undefined;
 }
 
 export type PartitionCall =
-  | { type: 'validate'; workspaceId: string; code: string; kind?: VoucherKind | undefined; order?: Order | undefined; amount?: number | undefined; customer: CustomerUse }
+  | {
+      type: 'validate';
+      workspaceId: string;
+      code: string;
+      kind?: VoucherKind | undefined;
+      order?: Order | undefined;
+      amount?: number | undefined;
+      customer: CustomerUse;
+      /** A valid answer reserves the use for this key: the request is then a write, decided and committed in a batch. */
+      session?: SessionOpening | undefined;
+    }
   | {
       type: 'redeem';
       workspaceId: string;
@@ -30,10 +43,14 @@ export type PartitionCall =
       customer: CustomerUse;
       idempotency?: IdempotencyClaim | undefined;
       metadata?: Record<string, unknown> | undefined;
+      session?: { key: string } | undefined;
     }
-  | { type: 'rollback'; workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined }
-  | { type: 'adjust'; workspaceId: string; code: string; amount: number; entryType: 'CREDITS_ADDED' | 'ADJUSTMENT' }
-  | { type: 'snapshot'; workspaceId: string; codes: string[]; customer: CustomerUse }
+  // A write that answers for itself in the audit log carries its trail; the batch that commits it writes the entry.
+  | { type: 'rollback'; workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined; audit: AuditTrail }
+  | { type: 'adjust'; workspaceId: string; code: string; amount: number; entryType: 'CREDITS_ADDED' | 'ADJUSTMENT'; audit: AuditTrail }
+  | { type: 'releaseSession'; workspaceId: string; code: string; key: string; audit: AuditTrail }
+  /** `sessions`: the session key of a code, whose own reservation the snapshot does not count as taken. */
+  | { type: 'snapshot'; workspaceId: string; codes: string[]; customer: CustomerUse; sessions?: Record<string, string> | undefined }
   | { type: 'hold'; workspaceId: string; holdId: string; items: HoldItem[]; customer: CustomerUse }
   | { type: 'release'; workspaceId: string; holdId: string; applied: boolean }
   | { type: 'forget'; workspaceId: string; code?: string | undefined; campaignId?: string | undefined; rules?: boolean | undefined; budgetOf?: string | undefined }
@@ -43,6 +60,18 @@ export interface SnapshotEntry {
   code: string;
   voucher: VoucherSnapshot | null;
   use: UseContext;
+}
+
+/**
+ * A refusal that names fields (`errors`), sent as a result because a thread's error reply carries only a code and a
+ * detail; the router throws it as the ProblemError it was.
+ */
+export interface Refused {
+  refused: { problem: ProblemCode; detail: string; errors: ProblemFieldError[] };
+}
+
+export function isRefused(result: unknown): result is Refused {
+  return typeof result === 'object' && result !== null && 'refused' in result;
 }
 
 export interface PartitionRequest {

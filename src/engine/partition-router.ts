@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ProblemError } from '../contract/problems.js';
 import type { Logger } from '../platform/logger.js';
 import { projectRoot } from '../platform/paths.js';
-import type { CustomerUse, PartitionCall, PartitionReply, PartitionSettings, SnapshotEntry } from './messages.js';
+import { isRefused, type CustomerUse, type PartitionCall, type PartitionReply, type PartitionSettings, type SnapshotEntry } from './messages.js';
 
 const PARTITION_ENTRY = new URL(`file://${projectRoot}/dist/workers/partition.js`);
 
@@ -58,7 +58,12 @@ class PartitionThread {
       const waiting = this.waiting.get(reply.id);
       if (!waiting) return;
       this.waiting.delete(reply.id);
-      if ('result' in reply) waiting.resolve(reply.result);
+      if ('result' in reply) {
+        if (isRefused(reply.result)) {
+          const { problem, detail, errors } = reply.result.refused;
+          waiting.reject(new ProblemError(problem, detail, { errors }));
+        } else waiting.resolve(reply.result);
+      }
       else if (reply.error.problem) waiting.reject(new ProblemError(reply.error.problem, reply.error.detail));
       else {
         // Keeps the SQLSTATE, so an outage still answers 503 and a refused value 400.
@@ -118,15 +123,21 @@ export class PartitionRouter {
     return partitionOf(workspaceId, code, this.threads.length);
   }
 
-  /** The snapshots of several codes (each decided for this customer), asking every owning partition at once. */
-  async snapshots(workspaceId: string, codes: Iterable<string>, customer: CustomerUse): Promise<Map<string, SnapshotEntry>> {
+  /**
+   * The snapshots of several codes (each decided for this customer), asking every owning partition at once.
+   * `sessions`: the session key of a code, whose own reservation is not counted as taken.
+   */
+  async snapshots(workspaceId: string, codes: Iterable<string>, customer: CustomerUse, sessions?: ReadonlyMap<string, string>): Promise<Map<string, SnapshotEntry>> {
     const byPartition = new Map<number, string[]>();
     for (const code of new Set(codes)) {
       const p = this.route(workspaceId, code);
       byPartition.set(p, [...(byPartition.get(p) ?? []), code]);
     }
     const answers = await Promise.all(
-      [...byPartition].map(([p, some]) => this.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId, codes: some, customer })),
+      [...byPartition].map(([p, some]) => {
+        const keys = sessions && some.flatMap((code) => (sessions.has(code) ? [[code, sessions.get(code)!] as const] : []));
+        return this.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId, codes: some, customer, ...(keys?.length ? { sessions: Object.fromEntries(keys) } : {}) });
+      }),
     );
     return new Map(answers.flat().map((entry) => [entry.code, entry]));
   }

@@ -60,6 +60,9 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       return outcome;
     },
     redeemStack: (r) => stacks.redeem(r),
+    async releaseSession(r) {
+      await router.call(route(r.workspaceId, r.code), { type: 'releaseSession', ...r });
+    },
     adjustBalance: (r) => router.call<BalanceOutcome>(route(r.workspaceId, r.code), { type: 'adjust', ...r }),
     async voucherChanged(workspaceId, code) {
       // A code lives (and is known missing) only in the partition it hashes to; bulk generation reaches them all.

@@ -1,29 +1,28 @@
-// Assembles the express app: request context, health, OpenAPI document, then /api/v1 (body, auth, validation, routes).
+// Assembles the express app: request context, health, OpenAPI document, then the faces (/api/v1 REST, RPC, MCP),
+// every one of which runs operations through the one pipeline it is given.
 import express, { type RequestHandler } from 'express';
 import typeis from 'type-is';
-import type { BoundHandler, ServiceDeps } from '../contract/handler.js';
 import { ProblemError } from '../contract/problems.js';
-import type { Operation } from '../contract/operation.js';
-import { verifyApiKeyCached } from '../domains/access/index.js';
+import { hasRequestContent, JSON_TYPES } from '../platform/http-request.js';
+import type { Logger } from '../platform/logger.js';
+import type { OperationPipeline } from '../transports/execute-operation.js';
+import { MCP_PATH, mcpRouter } from '../transports/mcp-http.js';
 import { API_PREFIX, buildOpenApiDocument } from '../transports/openapi-document.js';
 import { requestValidator } from '../transports/request-validator.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
-import { MCP_PATH, mcpRouter } from '../transports/mcp-http.js';
 import { RPC_PREFIX, rpcRouter } from '../transports/rpc.js';
 import { authenticate } from './authenticate.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
-import { hasRequestContent, notFoundHandler, problemHandler } from './problem-handler.js';
-import { JSON_TYPES, requestContext } from './request-context.js';
+import { notFoundHandler, problemHandler } from './problem-handler.js';
+import { requestContext } from './request-context.js';
 
 export interface AppOptions {
-  deps: ServiceDeps;
-  operations: readonly Operation[];
-  handlers: readonly BoundHandler[];
+  pipeline: OperationPipeline;
+  log: Logger;
   version: string;
   maxBodyBytes: number;
   readinessChecks: Record<string, ReadinessCheck>;
 }
-
 
 const requireJsonBody: RequestHandler = (req, _res, next) => {
   // `Content-Length: 0` (what fetch sends for a bodiless POST) is no body, whatever its type says.
@@ -35,36 +34,34 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
 };
 
 export function createApp(options: AppOptions): express.Express {
+  const { pipeline } = options;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const document = buildOpenApiDocument(options.operations, options.version);
+  const document = buildOpenApiDocument(pipeline.operations, options.version);
+  const guard = [
+    requireJsonBody,
+    express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }),
+    authenticate((credentials) => pipeline.authenticate(credentials)),
+  ];
 
-  app.use(requestContext(options.deps.log));
+  app.use(requestContext(options.log));
   app.use(healthRoutes(options.version, options.readinessChecks));
   app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });
 
   const api = express.Router();
-  api.use(requireJsonBody);
-  api.use(express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }));
-  api.use(authenticate(options.deps.db, verifyApiKeyCached));
-  api.use(scopeChecks(options.handlers));
+  api.use(...guard);
+  api.use(scopeChecks(pipeline));
   api.use(requestValidator(document));
-  api.use(restRoutes(options.handlers, options.deps));
+  api.use(restRoutes(pipeline));
   app.use(API_PREFIX, api);
 
-  // The RPC and MCP faces: same body rules and Bearer keys as REST; they validate with the operations' zod schemas.
-  const guard = [
-    requireJsonBody,
-    express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }),
-    authenticate(options.deps.db, verifyApiKeyCached),
-  ];
-  const faceOptions = { handlers: options.handlers, deps: options.deps, version: options.version, guard };
-  app.use(RPC_PREFIX, rpcRouter(faceOptions));
-  app.use(MCP_PATH, mcpRouter(faceOptions));
+  // The RPC and MCP faces: same body rules and credentials as REST; they validate with the operations' zod schemas.
+  app.use(RPC_PREFIX, rpcRouter({ pipeline, version: options.version, guard }));
+  app.use(MCP_PATH, mcpRouter({ pipeline, version: options.version, guard }));
 
   app.use(notFoundHandler);
   app.use(problemHandler);

@@ -1,5 +1,5 @@
-// What the worker process runs: the webhook delivery pipeline on pg-boss, and the pruning of expired idempotency
-// keys. Also started in-process by tests.
+// What the worker process runs on pg-boss: the webhook delivery pipeline, and the scheduled pruning of expired
+// idempotency keys and audit entries. Also started in-process by tests.
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
@@ -11,7 +11,10 @@ import {
   type WebhookSettings,
 } from '../domains/webhooks/index.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
+import { startAuditRetention } from '../domains/audit/index.js';
+import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config.js';
 import { startJobQueue } from './job-queue.js';
+import { createJobScheduler } from './scheduled-jobs.js';
 
 export interface BackgroundJobs {
   wake(): void;
@@ -23,6 +26,7 @@ export async function startBackgroundJobs(options: {
   log: Logger;
   webhooks: WebhookSettings;
   limits?: Partial<DeliveryLimits>;
+  auditRetentionDays?: number;
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
@@ -30,6 +34,13 @@ export async function startBackgroundJobs(options: {
     queues: [webhookDeliveryQueue(webhooks)],
     // Often enough that an attempt orphaned by a killed worker runs again soon after its expiry.
     maintenanceIntervalSeconds: Math.min(60, Math.max(1, Math.ceil(expiry / 2))),
+  });
+  const scheduler = createJobScheduler(boss, log.child({ component: 'scheduled-jobs' }));
+  await startIdempotencyKeyPruning(scheduler, pool, log.child({ component: 'idempotency-keys' }));
+  await startAuditRetention(scheduler, {
+    db: pool,
+    log: log.child({ component: 'audit-retention' }),
+    retentionDays: options.auditRetentionDays ?? AUDIT_RETENTION_DAYS_DEFAULT,
   });
   const delivery = startWebhookDelivery({
     boss,
@@ -39,11 +50,9 @@ export async function startBackgroundJobs(options: {
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const pruning = startIdempotencyKeyPruning(pool, log.child({ component: 'idempotency-keys' }));
   return {
     wake: () => delivery.wake(),
     async stop() {
-      pruning.stop();
       await delivery.stop();
       await boss.stop({ graceful: false, close: false });
     },

@@ -1,4 +1,4 @@
-// The worker process's runtime: database, heartbeat loop, /health, and the pg-boss jobs (webhook delivery).
+// The worker process's runtime: database, heartbeat loop, /health, and the pg-boss jobs (webhook delivery, pruning).
 import { randomUUID } from 'node:crypto';
 import type { createServer as CreateServer } from 'node:http';
 import os from 'node:os';
@@ -26,7 +26,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
       log.warn({ err: (error as Error).message }, 'heartbeat failed');
     }
   };
-  const jobs = await startBackgroundJobs({ pool: database.pool, log, webhooks });
+  const jobs = await startBackgroundJobs({ pool: database.pool, log, webhooks, auditRetentionDays: config.auditRetentionDays });
   await beat();
   const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
 

@@ -1,6 +1,6 @@
 // pg-boss on the service's own PostgreSQL and pool: its schema is created (or migrated) on start, queues are created
 // at boot (in pg-boss 10, sending to a queue that was never created stores nothing), maintenance expires jobs whose
-// worker died so they run again.
+// worker died so they run again, and its clock turns schedules (cron) into jobs.
 import PgBoss from 'pg-boss';
 import { sqlState, type Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
@@ -35,7 +35,8 @@ export async function startJobQueue(
     schema: JOB_SCHEMA,
     migrate: true,
     supervise: true,
-    schedule: false,
+    // One process per cron tick (pg-boss takes turns through its version row) inserts the scheduled jobs.
+    schedule: true,
     maintenanceIntervalSeconds: options.maintenanceIntervalSeconds,
     // Delivery history lives in our own tables; finished jobs need not linger.
     archiveCompletedAfterSeconds: 3600,
@@ -43,12 +44,16 @@ export async function startJobQueue(
   });
   boss.on('error', (error: Error) => log.warn({ err: error.message }, 'job queue error'));
   await boss.start();
-  for (const queue of options.queues) {
+  await createQueues(boss, options.queues);
+  return boss;
+}
+
+export async function createQueues(boss: PgBoss, queues: readonly PgBoss.Queue[]): Promise<void> {
+  for (const queue of queues) {
     await retryRaces(() => boss.createQueue(queue.name, queue));
     // createQueue keeps an existing queue's options; settings such as the expiry follow the configuration.
     await retryRaces(() => boss.updateQueue(queue.name, queue));
   }
-  return boss;
 }
 
 // Workers starting together on a fresh database race to create a queue (its partition table): a deadlock or an

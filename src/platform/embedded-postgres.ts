@@ -1,6 +1,8 @@
-// Boots the embedded PostgreSQL under <dataDir>/pg when DATABASE_URL is unset, or joins the one already running there.
+// Boots the embedded PostgreSQL under <dataDir>/pg when DATABASE_URL is unset, or joins the one already running there;
+// the server this process started is supervised (restarted after an unexpected exit) and stopped within bounds.
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -19,8 +21,15 @@ interface EmbeddedState {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** From now on an exit of the server is expected and not restarted: this process is stopping. */
+  expectExit(): void;
   /** Stops the server if this process started it; a server it merely joined keeps running. */
   stop(): Promise<void>;
+}
+
+/** Restart after an unexpected exit of the postmaster: called once when every attempt failed. */
+export interface Supervision {
+  onGiveUp(error: Error): void;
 }
 
 async function isPortFree(port: number): Promise<boolean> {
@@ -43,19 +52,27 @@ async function findFreePort(): Promise<number> {
 }
 
 function runningPostmasterPid(clusterDir: string): number | undefined {
-  return readPidSync(path.join(clusterDir, 'postmaster.pid'));
+  const pid = recordedPostmasterPid(clusterDir);
+  return pid !== undefined && isAlive(pid) ? pid : undefined;
 }
 
-function readPidSync(file: string): number | undefined {
-  if (!existsSync(file)) return undefined;
+/** The first line of postmaster.pid is the server's pid. */
+function recordedPostmasterPid(clusterDir: string): number | undefined {
   try {
-    // The first line of postmaster.pid is the server's pid; signal 0 only asks whether it lives.
-    const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
-    if (!Number.isInteger(pid) || pid <= 0) return undefined;
-    process.kill(pid, 0);
-    return pid;
+    const pid = Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** Signal 0 only asks whether the process lives. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -128,6 +145,8 @@ export async function startEmbeddedPostgres(options: {
   port?: number | undefined;
   log: Logger;
   persistent?: boolean;
+  /** Restart the server after an unexpected exit (the web process); without it an exit is left to the pools' errors. */
+  supervision?: Supervision | undefined;
 }): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(options.dataDir, 'pg');
   const stateFile = path.join(options.dataDir, 'embedded-postgres.json');
@@ -141,7 +160,7 @@ export async function startEmbeddedPostgres(options: {
 
   if (state && runningPostmasterPid(clusterDir) !== undefined) {
     options.log.info({ port: state.port }, 'joining the embedded PostgreSQL already running');
-    return { url: urlFor(state), stop: async () => undefined };
+    return { url: urlFor(state), expectExit: () => undefined, stop: async () => undefined };
   }
 
   const asRoot = process.getuid?.() === 0;
@@ -151,6 +170,7 @@ export async function startEmbeddedPostgres(options: {
   state = { port: await choosePort(options.port, state?.port), password };
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const serverLog = new RecentLines();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: state.port,
@@ -159,7 +179,10 @@ export async function startEmbeddedPostgres(options: {
     persistent: options.persistent ?? true,
     createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (message) => options.log.debug({ embeddedPostgres: message.trim() }),
+    onLog: (message) => {
+      serverLog.add(message);
+      options.log.debug({ embeddedPostgres: message.trim() });
+    },
     onError: (error) => options.log.warn({ embeddedPostgres: String(error) }),
   });
   if (!initialised) {
@@ -170,17 +193,134 @@ export async function startEmbeddedPostgres(options: {
   await server.start();
   const url = urlFor(state);
   await ensureDatabase(url, DATABASE_NAME);
-  options.log.info({ port: state.port }, 'embedded PostgreSQL started');
-  return { url, stop: () => stopWithin(server.stop(), 15_000) };
+  options.log.info({ port: state.port, pid: postmasterOf(server)?.pid }, 'embedded PostgreSQL started');
+  return superviseServer(server, { url, clusterDir, log: options.log, serverLog, supervision: options.supervision });
 }
 
-/** A server already gone (Ctrl-C reaches the whole process group) never fires 'exit' again: do not wait forever. */
-function stopWithin(stopping: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    stopping.finally(() => {
-      clearTimeout(timer);
-      resolve();
+type EmbeddedServer = InstanceType<Awaited<ReturnType<typeof loadEmbeddedPostgres>>>;
+
+/** Five attempts, 0.5 s doubling to 8 s: about 16 s of trying before the process gives up. */
+const RESTART_DELAYS_MS = [500, 1_000, 2_000, 4_000, 8_000] as const;
+/** A signal sent to the whole process group reaches the postmaster and this process together: a stop that begins this
+ * soon after the exit was its cause. */
+const EXIT_GRACE_MS = 250;
+/** Fast shutdown (SIGINT) gets this long, then immediate shutdown (SIGQUIT). */
+const FAST_SHUTDOWN_MS = 3_000;
+
+/** embedded-postgres keeps the postmaster it spawned in a private field; its 'exit' event is what supervision watches. */
+function postmasterOf(server: EmbeddedServer): ChildProcess | undefined {
+  return (server as unknown as { process?: ChildProcess }).process;
+}
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+function superviseServer(
+  server: EmbeddedServer,
+  options: { url: string; clusterDir: string; log: Logger; serverLog: RecentLines; supervision: Supervision | undefined },
+): EmbeddedDatabase {
+  const { log, supervision } = options;
+  let expected = false;
+  let restarting: Promise<void> | undefined;
+
+  const watch = () => {
+    const child = postmasterOf(server);
+    if (!supervision) return;
+    if (!child?.pid) {
+      log.warn('embedded PostgreSQL is not supervised: embedded-postgres no longer shows its server process');
+      return;
+    }
+    child.once('exit', (code, signal) => {
+      const exitedAt = Date.now();
+      setTimeout(() => {
+        if (expected) return;
+        log.error({ pid: child.pid, code, signal }, 'embedded PostgreSQL exited unexpectedly; restarting it');
+        restarting = restart(child.pid!, exitedAt).finally(() => (restarting = undefined));
+      }, EXIT_GRACE_MS);
     });
+  };
+
+  // Same port and data directory, so the pools' next connections reach it as after any PostgreSQL restart.
+  const restart = async (exitedPid: number, exitedAt: number) => {
+    let reason = 'unknown';
+    for (const [index, delayMs] of RESTART_DELAYS_MS.entries()) {
+      await sleep(delayMs);
+      if (expected) return;
+      try {
+        removeStaleLockFile(options.clusterDir, exitedPid);
+        options.serverLog.clear();
+        await server.start();
+        watch();
+        log.info({ attempt: index + 1, downMs: Date.now() - exitedAt, pid: postmasterOf(server)?.pid }, 'embedded PostgreSQL restarted');
+        return;
+      } catch (error) {
+        if (expected) return;
+        reason = error instanceof Error ? error.message : (options.serverLog.lastProblem() ?? 'the server exited while starting');
+        log.warn({ attempt: index + 1, reason }, 'embedded PostgreSQL did not restart');
+      }
+    }
+    supervision!.onGiveUp(new Error(`embedded PostgreSQL exited and did not restart after ${RESTART_DELAYS_MS.length} attempts: ${reason}`));
+  };
+
+  watch();
+  return {
+    url: options.url,
+    expectExit: () => void (expected = true),
+    async stop() {
+      expected = true;
+      // A restart under way ends at its next step; one whose server is starting may still bring it up.
+      if (restarting) await settlesWithin(restarting, FAST_SHUTDOWN_MS);
+      const child = postmasterOf(server);
+      if (child && hasExited(child)) return;
+      const stopped = server.stop();
+      if (await settlesWithin(stopped, FAST_SHUTDOWN_MS)) return;
+      log.warn({ waitedMs: FAST_SHUTDOWN_MS }, 'embedded PostgreSQL did not stop in time; asking for an immediate shutdown');
+      child?.kill('SIGQUIT');
+      await settlesWithin(stopped, 1_000);
+    },
+  };
+}
+
+/**
+ * PostgreSQL removes a postmaster.pid whose pid is dead by itself (after checking that no old backend still holds the
+ * shared memory). Only a pid taken over by another process since blocks it: that file is known stale, so it goes.
+ */
+function removeStaleLockFile(clusterDir: string, exitedPid: number): void {
+  if (recordedPostmasterPid(clusterDir) === exitedPid && isAlive(exitedPid)) {
+    rmSync(path.join(clusterDir, 'postmaster.pid'), { force: true });
+  }
+}
+
+/** The server's last lines, so a failed start can say why (embedded-postgres rejects without a reason). */
+class RecentLines {
+  private lines: string[] = [];
+
+  add(chunk: string): void {
+    this.lines.push(...chunk.split('\n').filter((line) => line.trim()));
+    this.lines = this.lines.slice(-20);
+  }
+
+  clear(): void {
+    this.lines = [];
+  }
+
+  lastProblem(): string | undefined {
+    return [...this.lines].reverse().find((line) => /FATAL|PANIC|ERROR/.test(line)) ?? this.lines.at(-1);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** True when the promise settled within `ms`; a server already gone never fires 'exit' again, so waits are bounded. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    promise.then(
+      () => (clearTimeout(timer), resolve(true)),
+      () => (clearTimeout(timer), resolve(true)),
+    );
   });
 }

@@ -2,6 +2,7 @@
 import type { BoundHandler } from '../contract/handler.js';
 import { operations } from '../contract/registry.js';
 import { apiKeyHandlers } from '../domains/access/index.js';
+import { auditHandlers } from '../domains/audit/index.js';
 import { campaignHandlers } from '../domains/campaigns/index.js';
 import { customerHandlers } from '../domains/customers/index.js';
 import { redemptionHandlers } from '../domains/redemptions/index.js';
@@ -15,7 +16,7 @@ import { voucherHandlers } from '../domains/vouchers/index.js';
 import { webhookHandlers } from '../domains/webhooks/index.js';
 import { workspaceHandlers } from '../domains/workspaces/index.js';
 
-export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers];
+export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers];
 
 export function assertEveryOperationHandled(handlers: readonly BoundHandler[] = boundHandlers): void {
   const handled = new Set(handlers.map((h) => h.operation.name));

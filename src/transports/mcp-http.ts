@@ -2,18 +2,17 @@
 // decides which tools it sees, and a tool call runs the operation in-process as RPC would.
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router, type RequestHandler } from 'express';
-import type { AuthContext, BoundHandler, ServiceDeps } from '../contract/handler.js';
-import { PROBLEMS, ProblemError } from '../contract/problems.js';
+import { ProblemError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
-import { toProblem } from '../http/problem-handler.js';
+import { problemOf } from './error-mapping.js';
+import type { OperationPipeline } from './execute-operation.js';
 import { createToolServer, type ToolCallOutcome } from './mcp-tools.js';
-import { assertScope, parseMergedInput, runParsedOperation } from './run-operation.js';
+import { actorOf, requestMetaOf } from './rest.js';
 
 export const MCP_PATH = '/api/mcp';
 
 export interface McpRouterOptions {
-  handlers: readonly BoundHandler[];
-  deps: ServiceDeps;
+  pipeline: OperationPipeline;
   version: string;
   /** Body parsing and authentication, shared with the other faces. */
   guard: RequestHandler[];
@@ -21,27 +20,24 @@ export interface McpRouterOptions {
 
 export function mcpRouter(options: McpRouterOptions): Router {
   const router = Router();
-  const byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
-  const operations = options.handlers.map((h) => h.operation);
+  const { pipeline } = options;
+  const operations = pipeline.operations;
 
   router.post('/', ...options.guard, async (req, res) => {
-    const auth = res.locals.auth as AuthContext;
+    const actor = actorOf(res);
+    const request = requestMetaOf(req);
     const call = async (operation: { name: string }, args: Record<string, unknown>): Promise<ToolCallOutcome> => {
       try {
-        const bound = byName.get(operation.name)!;
-        assertScope(bound.operation, auth);
-        const input = parseMergedInput(bound.operation, args);
-        const { body } = await runParsedOperation(bound, input, { auth, deps: options.deps, log: req.log });
+        const bound = pipeline.find(operation.name);
+        const { body } = await pipeline.execute(bound, actor, { kind: 'merged', value: args }, request, req.log);
         return { ok: true, output: body };
       } catch (error) {
-        const known = toProblem(error);
-        if (!known) req.log.error({ err: error, tool: operation.name }, 'MCP tool call failed');
-        return { ok: false, problem: (known ?? new ProblemError('internal_error', PROBLEMS.internal_error.title)).toBody() };
+        return { ok: false, problem: problemOf(error, req.log, { tool: operation.name }).toBody() };
       }
     };
     const server = createToolServer({
       operations,
-      allowed: (op) => hasScope(auth.scopes, op.scope),
+      allowed: (op) => hasScope(actor.scopes, op.scope),
       call,
       version: options.version,
     });

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Operation } from '../contract/operation.js';
 import { ProblemError, type ProblemFieldError } from '../contract/problems.js';
-import { zodIssuesToFieldErrors } from '../http/problem-handler.js';
+import { zodIssuesToFieldErrors } from './error-mapping.js';
 
 export interface RawRequestParts {
   params?: unknown;

@@ -3,18 +3,19 @@
 // GET /api/rpc describes the caller's view.
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import type { AuthContext, BoundHandler, ServiceDeps } from '../contract/handler.js';
-import { PROBLEMS, ProblemError, type ProblemBody } from '../contract/problems.js';
+import type { Actor, RequestMeta } from '../contract/actor.js';
+import { ProblemError, type ProblemBody } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
 import { CLIENT_VERSION_HEADER, isCompatibleVersion, MAX_BATCH_CALLS, parseVersion, SERVER_VERSION_HEADER } from '../client/version.js';
-import { toProblem, zodIssuesToFieldErrors } from '../http/problem-handler.js';
-import { assertScope, idempotencyHeader, parseMergedInput, runParsedOperation, type RunContext } from './run-operation.js';
+import type { Logger } from '../platform/logger.js';
+import { problemOf, zodIssuesToFieldErrors } from './error-mapping.js';
+import { idempotencyHeader, type OperationPipeline } from './execute-operation.js';
+import { actorOf, requestMetaOf } from './rest.js';
 
 export const RPC_PREFIX = '/api/rpc';
 
 export interface RpcRouterOptions {
-  handlers: readonly BoundHandler[];
-  deps: ServiceDeps;
+  pipeline: OperationPipeline;
   version: string;
   /** Body parsing and authentication, shared with the other faces. */
   guard: RequestHandler[];
@@ -62,61 +63,58 @@ function parseBatch(body: unknown): BatchCall[] {
   return parsed.data.calls;
 }
 
-async function runBatchCall(byName: ReadonlyMap<string, BoundHandler>, call: BatchCall, ctx: RunContext): Promise<BatchResult> {
+interface BatchContext {
+  actor: Actor;
+  request: RequestMeta;
+  log: Logger;
+}
+
+async function runBatchCall(pipeline: OperationPipeline, call: BatchCall, ctx: BatchContext): Promise<BatchResult> {
   try {
-    const bound = byName.get(call.operation);
-    if (!bound) throw new ProblemError('not_found', `no operation named ${call.operation}`);
-    assertScope(bound.operation, ctx.auth);
-    const input = parseMergedInput(bound.operation, call.input ?? {}, call.idempotencyKey);
-    const { status, body } = await runParsedOperation(bound, input, ctx);
+    const bound = pipeline.find(call.operation);
+    const raw = { kind: 'merged' as const, value: call.input ?? {}, idempotencyKey: call.idempotencyKey };
+    const { status, body } = await pipeline.execute(bound, ctx.actor, raw, ctx.request, ctx.log);
     return status === 204 ? { status } : { status, output: body };
   } catch (error) {
-    const known = toProblem(error);
-    if (!known) ctx.log.error({ err: error, operation: call.operation }, 'batch call failed');
-    const problem = known ?? new ProblemError('internal_error', PROBLEMS.internal_error.title);
+    const problem = problemOf(error, ctx.log, { operation: call.operation });
     return { status: problem.status, problem: problem.toBody() };
   }
 }
 
 export function rpcRouter(options: RpcRouterOptions): Router {
   const router = Router();
-  const byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
+  const { pipeline } = options;
   router.use(versionHandshake(options.version));
   router.use(...options.guard);
 
   router.get('/', (_req, res) => {
-    const auth = res.locals.auth as AuthContext;
+    const actor = actorOf(res);
     res.json({
       version: options.version,
-      workspaceId: auth.workspaceId,
-      scopes: auth.scopes,
-      operations: options.handlers
-        .map((h) => h.operation)
-        .filter((op) => hasScope(auth.scopes, op.scope))
+      workspaceId: actor.workspaceId,
+      scopes: actor.scopes,
+      operations: pipeline.operations
+        .filter((op) => hasScope(actor.scopes, op.scope))
         .map((op) => ({ name: op.name, method: op.method, scope: op.scope, summary: op.summary, idempotent: Boolean(op.idempotent) })),
     });
   });
 
   router.post('/:operation', async (req, res) => {
     const name = req.params.operation as string;
-    const bound = byName.get(name);
-    if (!bound) throw new ProblemError('not_found', `no operation named ${name.slice(0, 100)}; GET ${RPC_PREFIX} lists them`);
-    const auth = res.locals.auth as AuthContext;
-    // As in REST, the scope is checked before the input is looked at.
-    assertScope(bound.operation, auth);
-    const input = parseMergedInput(bound.operation, req.body, idempotencyHeader(req));
-    const { status, body } = await runParsedOperation(bound, input, { auth, deps: options.deps, log: req.log });
+    const bound = pipeline.find(name, `; GET ${RPC_PREFIX} lists them`);
+    const raw = { kind: 'merged' as const, value: req.body, idempotencyKey: idempotencyHeader(req) };
+    const { status, body } = await pipeline.execute(bound, actorOf(res), raw, requestMetaOf(req), req.log);
     if (status === 204) res.status(204).end();
     else res.status(status).json(body);
   });
 
   router.post('/', async (req, res) => {
     const calls = parseBatch(req.body);
-    const ctx = { auth: res.locals.auth as AuthContext, deps: options.deps, log: req.log };
+    const ctx = { actor: actorOf(res), request: requestMetaOf(req), log: req.log };
     // One after another, in the order given: a later call sees what an earlier one did (e.g. a duplicate code
     // fails on its second row, not on whichever ran first). Clients get throughput from several batches in flight.
     const results: BatchResult[] = [];
-    for (const call of calls) results.push(await runBatchCall(byName, call, ctx));
+    for (const call of calls) results.push(await runBatchCall(pipeline, call, ctx));
     res.json({ results });
   });
 

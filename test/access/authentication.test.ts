@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/contract/operation.js';
 import { operations } from '../../src/contract/registry.js';
+import { revokeApiKeyById } from '../../src/domains/access/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { ApiClient } from '../support/api-client.js';
 
@@ -42,6 +43,20 @@ describe('authentication', () => {
     expect((await api.delete(`/api/v1/api-keys/${created.body.id}`)).status).toBe(204);
     expect((await shortLived.get('/api/v1/workspace')).status).toBe(401);
     expect((await api.delete(`/api/v1/api-keys/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('serves keys from the cache while its listener runs, and forgets one revoked by another process at once', async () => {
+    // The composition starts the revocation listener as in production, so verified keys are cached.
+    const { api } = await service.newWorkspace();
+    const created = await api.post('/api/v1/api-keys', { name: 'cached', scopes: ['campaigns:read'] });
+    const cached = service.api(created.body.key);
+    expect((await cached.get('/api/v1/campaigns')).status).toBe(200);
+    // While cached, a use does not read api_keys: change its scopes behind the cache's back and the cached ones still apply.
+    await service.pool.query('UPDATE api_keys SET scopes = $2 WHERE id = $1', [created.body.id, ['vouchers:read']]);
+    expect((await cached.get('/api/v1/campaigns')).status).toBe(200);
+    // Revoked as the CLI does it, on its own connection: NOTIFY api_keys_changed empties every process's cache.
+    await revokeApiKeyById(service.pool, created.body.id);
+    await expect.poll(async () => (await cached.get('/api/v1/campaigns')).status, { timeout: 2_000, interval: 20 }).toBe(401);
   });
 
   it('records when a key was last used', async () => {

@@ -26,6 +26,8 @@ const attempts = new Map<string, string[]>();
 const probeContract = {
   flakyIdempotent: defineOperation({
     name: 'probes.flakyIdempotent',
+    // Probes keep their state in memory: nothing is committed, so nothing is audited.
+    effect: 'read',
     method: 'post',
     path: '/probes/flaky-idempotent',
     scope: 'campaigns:write',
@@ -37,6 +39,8 @@ const probeContract = {
   }),
   flakyWrite: defineOperation({
     name: 'probes.flakyWrite',
+    // Probes keep their state in memory: nothing is committed, so nothing is audited.
+    effect: 'read',
     method: 'post',
     path: '/probes/flaky-write',
     scope: 'campaigns:write',
@@ -47,6 +51,8 @@ const probeContract = {
   }),
   slowIdempotent: defineOperation({
     name: 'probes.slowIdempotent',
+    // Probes keep their state in memory: nothing is committed, so nothing is audited.
+    effect: 'read',
     method: 'post',
     path: '/probes/slow-idempotent',
     scope: 'campaigns:write',

@@ -34,8 +34,13 @@ export function baseEnv(extra: Record<string, string | undefined>): NodeJS.Proce
   return env;
 }
 
-export function spawnService(env: NodeJS.ProcessEnv, port: number): ServiceProcess {
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `detached`: the service leads its own process group, as under a terminal or a container runtime. */
+export function spawnService(env: NodeJS.ProcessEnv, port: number, options: { detached?: boolean } = {}): ServiceProcess {
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -69,4 +74,14 @@ export function spawnService(env: NodeJS.ProcessEnv, port: number): ServiceProce
       });
     },
   };
+}
+
+/** Signal 0 only asks whether the process lives. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

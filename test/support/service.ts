@@ -1,34 +1,25 @@
 // A real service for a test file: its own cloned database, the real express app listening on 127.0.0.1.
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { operations } from '../../src/contract/registry.js';
-import { ADMIN_SCOPES } from '../../src/contract/scopes.js';
-import { RULES_CHANNEL } from '../../src/domains/rules/index.js';
-import { listenForNotifications } from '../../src/platform/notifications.js';
 import type { RedemptionEngine } from '../../src/contract/engine-port.js';
-import { createApiKey, verifyApiKeyCached } from '../../src/domains/access/index.js';
-import { startRedemptionEngine } from '../../src/engine/redemption-engine.js';
-import { createHotPathDispatcher } from '../../src/http/hot-path-dispatcher.js';
-import { createWebServer } from '../../src/http/web-server.js';
+import type { BoundHandler } from '../../src/contract/handler.js';
+import { ADMIN_SCOPES } from '../../src/contract/scopes.js';
+import { createApiKey } from '../../src/domains/access/index.js';
 import { createWorkspace, ensureDefaultWorkspace } from '../../src/domains/workspaces/index.js';
-import { createApp } from '../../src/http/app.js';
 import type { ReadinessCheck } from '../../src/http/health.js';
-import { databaseCheck, migrationsCheck, partitionsCheck } from '../../src/http/readiness-checks.js';
 import { createCursorCodec } from '../../src/platform/cursor.js';
 import type { Pool } from '../../src/platform/database.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
-import { readMigrationFiles } from '../../src/platform/migrations.js';
 import { packageVersion } from '../../src/platform/paths.js';
-import { boundHandlers } from '../../src/transports/handler-registry.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { startWebService, type WebService } from '../../src/web-service.js';
 import { apiClient, type ApiClient } from './api-client.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestService {
   baseUrl: string;
   db: TestDatabase;
   pool: Pool;
   engine: RedemptionEngine;
+  service: WebService;
   /** A fresh workspace with a key holding the given scopes (default `*`). */
   newWorkspace(scopes?: string[]): Promise<{ workspaceId: string; key: string; api: ApiClient }>;
   /** A key of the default workspace with `*` and `workspaces:admin`, as the CLI makes. */
@@ -49,50 +40,38 @@ export interface TestServiceOptions {
   engineCacheSize?: number;
   /** Use this database instead of a fresh clone (e.g. a second service on the same database). */
   database?: TestDatabase;
+  /** Operations beyond the registry's, seen in every face. */
+  extraHandlers?: BoundHandler[];
+  version?: string;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const db = options.database ?? (await createTestDatabase());
   const ownDatabase = options.database === undefined;
   const pool = options.pool?.(db) ?? db.pool;
-  const files = await readMigrationFiles();
   const log = options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const engine = await startRedemptionEngine({
+  // The same composition as main.ts: API-key cache with its revocation listener, rule listener, engine, faces.
+  const service = await startWebService({
     databaseUrl: db.url,
-    db: pool,
-    partitions: options.partitions ?? 2,
-    cacheSize: options.engineCacheSize ?? 10_000,
-    cacheTtlMs: 30_000,
-    maxBatch: 500,
+    pool,
     log,
-    logLevel: 'silent',
-  });
-  const deps = { db: pool, cursors: createCursorCodec(randomBytes(32)), log, engine };
-  // As in main.ts: a rule changed through another service on this database reaches this one's partitions.
-  const ruleListener = listenForNotifications(db.url, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
-  const app = createApp({
-    deps,
-    operations,
-    handlers: boundHandlers,
-    version: packageVersion,
+    version: options.version ?? packageVersion,
+    cursors: createCursorCodec(randomBytes(32)),
+    engine: { partitions: options.partitions ?? 2, cacheSize: options.engineCacheSize ?? 10_000, cacheTtlMs: 30_000, maxBatch: 500, logLevel: 'silent' },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
-    readinessChecks: options.readinessChecks?.(pool) ?? {
-      database: databaseCheck(pool),
-      migrations: migrationsCheck(pool, files),
-      partitions: partitionsCheck(engine),
-    },
+    hotPath: options.hotPath !== false,
+    listen: { port: 0, host: '127.0.0.1' },
+    readinessChecks: options.readinessChecks?.(pool),
+    extraHandlers: options.extraHandlers ?? [],
   });
-  const hotPath = options.hotPath === false ? undefined : createHotPathDispatcher({ handlers: boundHandlers, deps, maxBodyBytes: options.maxBodyBytes ?? 1_048_576, verify: verifyApiKeyCached });
-  const server: Server = await new Promise((resolve) => {
-    const s = createWebServer(app, hotPath);
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = service.url;
+  const engine = service.engine;
   return {
     baseUrl,
     db,
     pool,
     engine,
+    service,
     async newWorkspace(scopes = ['*']) {
       const workspace = await createWorkspace(db.pool, `test ${randomBytes(3).toString('hex')}`);
       const key = scopes.length === 1 && scopes[0] === '*'
@@ -107,10 +86,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
     api: (key?: string) => apiClient(baseUrl, key),
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await ruleListener.stop();
-      await engine.stop();
+      await service.close({ drainMs: 0 });
       if (pool !== db.pool) await pool.end().catch(() => undefined);
       if (ownDatabase) await db.drop();
     },

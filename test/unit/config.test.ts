@@ -13,6 +13,7 @@ describe('configuration from the environment', () => {
       webhookAllowPrivateTargets: false,
       maxBodyBytes: 1_048_576,
       logLevel: 'info',
+      auditRetentionDays: 365,
     });
     expect(config.webhookRetryScheduleMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000]);
     expect(config.partitions).toBeGreaterThanOrEqual(1);
@@ -20,8 +21,8 @@ describe('configuration from the environment', () => {
   });
 
   it('parses given values and treats empty strings as unset', () => {
-    const config = loadConfig({ PORT: '8080', PARTITIONS: '4', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1s,2s', LOG_LEVEL: '' });
-    expect(config).toMatchObject({ port: 8080, partitions: 4, webhookAllowPrivateTargets: true, logLevel: 'info' });
+    const config = loadConfig({ PORT: '8080', PARTITIONS: '4', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1s,2s', LOG_LEVEL: '', AUDIT_RETENTION_DAYS: '30' });
+    expect(config).toMatchObject({ port: 8080, partitions: 4, webhookAllowPrivateTargets: true, logLevel: 'info', auditRetentionDays: 30 });
     expect(config.webhookRetryScheduleMs).toEqual([1000, 2000]);
   });
 
@@ -34,6 +35,9 @@ describe('configuration from the environment', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '1m,soon'],
     ['DATABASE_URL', 'mysql://localhost/x'],
     ['MAX_BODY_BYTES', '-1'],
+    ['AUDIT_RETENTION_DAYS', '0'],
+    ['AUDIT_RETENTION_DAYS', '1.5'],
+    ['AUDIT_RETENTION_DAYS', 'forever'],
   ])('refuses %s=%s with an error naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));

@@ -1,10 +1,12 @@
 // Verified API keys kept in memory for a few seconds, so the hot path does not read api_keys on every request.
 // Revocation stays immediate: a revoke in this process clears the cache before it answers, and a revoke anywhere
-// (another process, the CLI) sends NOTIFY api_keys_changed, which every web process listens for (see listenForApiKeyChanges).
-// The TTL bounds staleness should a notification be missed while the listener reconnects.
+// (another process, the CLI) sends NOTIFY api_keys_changed, which every web process listens for. The TTL bounds
+// staleness should a notification be missed while the listener reconnects. One verifier per service, made by the
+// composition root.
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { AuthContext } from '../../contract/handler.js';
+import type { Actor, Authenticator } from '../../contract/actor.js';
+import { ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { listenForNotifications, type Listener } from '../../platform/notifications.js';
@@ -13,35 +15,64 @@ import { verifyApiKey } from './api-key.service.js';
 export const API_KEY_CHANNEL = 'api_keys_changed';
 const TTL_MS = 5_000;
 
-// Keyed by a digest of the token, so the cache never holds a usable secret.
-const verified = new LRUCache<string, AuthContext>({ max: 10_000, ttl: TTL_MS });
-/** The cache serves only while a listener keeps it honest. */
-let keyListener: Listener | undefined;
-
 const digest = (token: string) => hash('sha256', token, 'base64');
 
-export function forgetApiKeys(): void {
-  verified.clear();
+export class ApiKeyVerifier {
+  // Keyed by a digest of the token, so the cache never holds a usable secret.
+  readonly #verified = new LRUCache<string, Actor>({ max: 10_000, ttl: TTL_MS });
+  /** The cache serves only while a listener keeps it honest. */
+  #listener: Listener | undefined;
+
+  constructor(
+    private readonly db: Sql,
+    private readonly log: Logger,
+  ) {}
+
+  get caching(): boolean {
+    return this.#listener?.listening === true;
+  }
+
+  forget(): void {
+    this.#verified.clear();
+  }
+
+  /** The key's actor, or undefined for a malformed, unknown or revoked key. */
+  async verify(token: string): Promise<Actor | undefined> {
+    const onTouchError = (e: unknown) => this.log.warn({ err: e }, 'could not record API key use');
+    if (!this.caching) return verifyApiKey(this.db, token, onTouchError);
+    const id = digest(token);
+    const hit = this.#verified.get(id);
+    if (hit) return hit;
+    const actor = await verifyApiKey(this.db, token, onTouchError);
+    if (actor) this.#verified.set(id, actor);
+    return actor;
+  }
+
+  /** LISTENs for key changes on a dedicated connection; reconnects on loss. */
+  listen(connectionString: string): Listener {
+    // Whatever was revoked while the connection was down is forgotten at every (re)connect.
+    const listener = listenForNotifications(connectionString, this.log, { [API_KEY_CHANNEL]: () => this.forget() }, () => this.forget());
+    this.#listener = listener;
+    return listener;
+  }
 }
 
-/** verifyApiKey with the cache in front (only while a listener keeps it honest; otherwise every call reads). */
-export async function verifyApiKeyCached(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<AuthContext | undefined> {
-  if (!keyListener?.listening) return verifyApiKey(db, token, onTouchError);
-  const id = digest(token);
-  const hit = verified.get(id);
-  if (hit) return hit;
-  const auth = await verifyApiKey(db, token, onTouchError);
-  if (auth) verified.set(id, auth);
-  return auth;
-}
+const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="api"' };
 
-/** LISTENs for key changes on a dedicated connection; reconnects on loss. Returns a stop function. */
-export function listenForApiKeyChanges(connectionString: string, log: Logger): () => Promise<void> {
-  // Whatever was revoked while the connection was down is forgotten at every (re)connect.
-  const listener = listenForNotifications(connectionString, log, { [API_KEY_CHANNEL]: () => forgetApiKeys() }, forgetApiKeys);
-  keyListener = listener;
-  return async () => {
-    if (keyListener === listener) keyListener = undefined;
-    await listener.stop();
+/** `Authorization: Bearer <API key>`; not its kind without a Bearer header, so a cookie authenticator may answer. */
+export function apiKeyAuthenticator(verifier: ApiKeyVerifier): Authenticator {
+  return {
+    name: 'api_key',
+    async authenticate(credentials) {
+      const header = credentials.authorization;
+      if (header === undefined) return undefined;
+      const token = header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+      if (!token) throw new ProblemError('unauthorized', 'send Authorization: Bearer <API key>', { headers: UNAUTHORIZED_HEADERS });
+      const actor = await verifier.verify(token);
+      if (!actor) throw new ProblemError('unauthorized', 'the API key is invalid or revoked', { headers: UNAUTHORIZED_HEADERS });
+      return actor;
+    },
   };
 }
+
+export { UNAUTHORIZED_HEADERS };

@@ -1,23 +1,37 @@
-// API key handlers.
+// API key handlers: each change is one unit of work with its audit entry and its api_key.* event; the plaintext key
+// goes to the caller only, never into the entry or the event.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { hasScope, type Scope } from '../../contract/scopes.js';
 import { apiKeyContract } from './api-key.contract.js';
-import { forgetApiKeys } from './api-key-cache.js';
 import { listApiKeys, revokeApiKey } from './api-key.queries.js';
 import { createApiKey } from './api-key.service.js';
 
+const RESOURCE = 'api_key';
+
 export const apiKeyHandlers = implement(apiKeyContract, {
-  async createApiKey({ input, auth, deps }) {
-    const missing = input.scopes.filter((scope) => !hasScope(auth.scopes, scope as Scope));
+  async createApiKey({ input, actor, mutate }) {
+    const missing = input.scopes.filter((scope) => !hasScope(actor.scopes, scope as Scope));
     if (missing.length) throw problem('forbidden', `this key cannot grant scopes it does not hold: ${missing.join(', ')}`);
-    return createApiKey(deps.db, { workspaceId: auth.workspaceId, name: input.name, scopes: [...new Set(input.scopes)] });
+    return mutate(async ({ tx, record, emit }) => {
+      const created = await createApiKey(tx, { workspaceId: actor.workspaceId, name: input.name, scopes: [...new Set(input.scopes)] });
+      const { key: _plaintext, ...apiKey } = created;
+      record({ resourceType: RESOURCE, resourceId: apiKey.id, after: apiKey });
+      emit('api_key.created', { apiKeyId: apiKey.id, name: apiKey.name, prefix: apiKey.prefix, scopes: apiKey.scopes });
+      return created;
+    });
   },
-  async listApiKeys({ input, auth, deps }) {
-    return listApiKeys(deps.db, deps.cursors, auth.workspaceId, input);
+  async listApiKeys({ input, actor, deps }) {
+    return listApiKeys(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async revokeApiKey({ input, auth, deps }) {
-    if (!(await revokeApiKey(deps.db, auth.workspaceId, input.id))) throw problem('not_found', 'no such API key');
-    forgetApiKeys();
+  async revokeApiKey({ input, actor, deps, mutate }) {
+    await mutate(async ({ tx, record, emit }) => {
+      const revoked = await revokeApiKey(tx, actor.workspaceId, input.id);
+      if (!revoked) throw problem('not_found', 'no such API key');
+      record({ resourceType: RESOURCE, resourceId: revoked.id, before: revoked });
+      emit('api_key.revoked', { apiKeyId: revoked.id });
+    });
+    // After the commit, so this process never re-caches the key from a transaction still in flight.
+    deps.forgetApiKeys();
   },
 });

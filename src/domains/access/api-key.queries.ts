@@ -20,6 +20,8 @@ interface ApiKeyRow {
 export interface StoredApiKey {
   id: string;
   workspaceId: string;
+  name: string;
+  prefix: string;
   scopes: string[];
   secretHash: Buffer;
   lastUsedAt: Date | null;
@@ -49,12 +51,22 @@ export async function insertApiKey(
 }
 
 export async function findActiveApiKeyByPrefix(db: Sql, prefix: string): Promise<StoredApiKey | undefined> {
-  const { rows } = await db.query<{ id: string; workspace_id: string; scopes: string[]; secret_hash: Buffer; last_used_at: Date | null }>(
-    'SELECT id, workspace_id, scopes, secret_hash, last_used_at FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL',
+  const { rows } = await db.query<{ id: string; workspace_id: string; name: string; prefix: string; scopes: string[]; secret_hash: Buffer; last_used_at: Date | null }>(
+    'SELECT id, workspace_id, name, prefix, scopes, secret_hash, last_used_at FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL',
     [prefix],
   );
   const row = rows[0];
-  return row && { id: row.id, workspaceId: row.workspace_id, scopes: row.scopes, secretHash: row.secret_hash, lastUsedAt: row.last_used_at };
+  return (
+    row && {
+      id: row.id,
+      workspaceId: row.workspace_id,
+      name: row.name,
+      prefix: row.prefix,
+      scopes: row.scopes,
+      secretHash: row.secret_hash,
+      lastUsedAt: row.last_used_at,
+    }
+  );
 }
 
 export async function touchApiKeyLastUsed(db: Sql, id: string): Promise<void> {
@@ -65,13 +77,14 @@ export async function touchApiKeyLastUsed(db: Sql, id: string): Promise<void> {
   );
 }
 
-export async function revokeApiKey(db: Sql, workspaceId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING id)
-     SELECT pg_notify('api_keys_changed', id::text) FROM revoked`,
+/** Revokes an active key and tells every process (NOTIFY, delivered at commit); the key as it was, or undefined. */
+export async function revokeApiKey(db: Sql, workspaceId: string, id: string): Promise<ApiKey | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS})
+     SELECT revoked.*, pg_notify('api_keys_changed', id::text) FROM revoked`,
     [workspaceId, id],
   );
-  return (rowCount ?? 0) > 0;
+  return rows[0] && toApiKey(rows[0]);
 }
 
 export async function countActiveApiKeys(db: Sql): Promise<number> {

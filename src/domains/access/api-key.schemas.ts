@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { ALL_SCOPES } from '../../contract/scopes.js';
+import { secret } from '../../contract/secrets.js';
 
 export const ScopeName = z
   .enum(ALL_SCOPES as [string, ...string[]])
@@ -20,7 +21,7 @@ export const ApiKey = z
 export type ApiKey = z.infer<typeof ApiKey>;
 
 export const CreatedApiKey = ApiKey.extend({
-  key: z.string().meta({ description: 'The full key, `service_<prefix>_<secret>`. Shown in this response only.' }),
+  key: secret(z.string().meta({ description: 'The full key, `service_<prefix>_<secret>`. Shown in this response only.' })),
 }).meta({ id: 'CreatedApiKey' });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 

@@ -1,7 +1,7 @@
 // API key use cases shared by the API, the CLI and startup: create (the key shown once), verify, bootstrap.
 import type { Sql } from '../../platform/database.js';
 import { ADMIN_SCOPES } from '../../contract/scopes.js';
-import type { AuthContext } from '../../contract/handler.js';
+import type { Actor } from '../../contract/actor.js';
 import { generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key-secret.js';
 import { findActiveApiKeyByPrefix, insertApiKey, touchApiKeyLastUsed } from './api-key.queries.js';
 import type { CreatedApiKey } from './api-key.schemas.js';
@@ -19,7 +19,7 @@ export async function createApiKey(
 }
 
 /** The caller of a bearer token, or undefined for a malformed, unknown, revoked or wrong key. */
-export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<AuthContext | undefined> {
+export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<Actor | undefined> {
   const parts = parseApiKey(token);
   if (!parts) return undefined;
   const stored = await findActiveApiKeyByPrefix(db, parts.prefix);
@@ -28,7 +28,7 @@ export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unk
   if (!stored.lastUsedAt || Date.now() - stored.lastUsedAt.getTime() > 30_000) {
     touchApiKeyLastUsed(db, stored.id).catch(onTouchError);
   }
-  return { workspaceId: stored.workspaceId, keyId: stored.id, scopes: stored.scopes };
+  return { type: 'api_key', id: stored.id, label: `${stored.name} (${stored.prefix})`, scopes: stored.scopes, workspaceId: stored.workspaceId };
 }
 
 /** BOOTSTRAP_API_KEY: created with every scope in the given workspace unless its prefix exists already. */

@@ -1,4 +1,5 @@
-// Campaign handlers.
+// Campaign handlers: each write is one unit of work (the change, its audit entry and its event commit together); the
+// engine hears of a change after its commit.
 import { implement } from '../../contract/handler.js';
 import { invalidField as invalid, problem } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
@@ -6,7 +7,7 @@ import { unknownValidationRules } from '../rules/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.rules.js';
 import { campaignContract } from './campaign.contract.js';
-import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, updateCampaign } from './campaign.queries.js';
+import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, lockCampaign, updateCampaign } from './campaign.queries.js';
 import type { Campaign } from './campaign.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
@@ -21,39 +22,50 @@ async function withBudgetUsage(db: Sql, workspaceId: string, campaign: Campaign)
 }
 
 export const campaignHandlers = implement(campaignContract, {
-  async createCampaign({ input, auth, deps }) {
-    const refusal = await unknownValidationRules(deps.db, auth.workspaceId, input.validationRuleIds);
-    if (refusal) throw refusal;
-    return insertCampaign(deps.db, auth.workspaceId, input);
+  async createCampaign({ input, actor, mutate }) {
+    return mutate(async ({ tx, record, emit }) => {
+      const refusal = await unknownValidationRules(tx, actor.workspaceId, input.validationRuleIds);
+      if (refusal) throw refusal;
+      const campaign = await insertCampaign(tx, actor.workspaceId, input);
+      record({ resourceType: 'campaign', resourceId: campaign.id, after: campaign });
+      emit('campaign.created', { campaignId: campaign.id, campaign });
+      return campaign;
+    });
   },
-  async listCampaigns({ input, auth, deps }) {
-    return listCampaigns(deps.db, deps.cursors, auth.workspaceId, input);
+  async listCampaigns({ input, actor, deps }) {
+    return listCampaigns(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async getCampaign({ input, auth, deps }) {
-    const campaign = await findCampaign(deps.db, auth.workspaceId, input.id);
+  async getCampaign({ input, actor, deps }) {
+    const campaign = await findCampaign(deps.db, actor.workspaceId, input.id);
     if (!campaign) throw notFound();
-    return withBudgetUsage(deps.db, auth.workspaceId, campaign);
+    return withBudgetUsage(deps.db, actor.workspaceId, campaign);
   },
-  async updateCampaign({ input, auth, deps }) {
+  async updateCampaign({ input, actor, deps, mutate }) {
     const { id, type, ...patch } = input;
-    if (type !== undefined) {
-      const current = await findCampaign(deps.db, auth.workspaceId, id);
-      if (!current) throw notFound();
-      if (current.type !== type) throw invalid('body.type', `the campaign type cannot change (it is ${current.type})`);
-    }
-    const refusal = await unknownValidationRules(deps.db, auth.workspaceId, patch.validationRuleIds);
-    if (refusal) throw (await findCampaign(deps.db, auth.workspaceId, id)) ? refusal : notFound();
-    const updated = await updateCampaign(deps.db, auth.workspaceId, id, patch);
-    if (updated) {
-      await deps.engine.campaignChanged(auth.workspaceId, id);
-      return updated;
-    }
-    if (!(await findCampaign(deps.db, auth.workspaceId, id))) throw notFound();
-    throw invalid('body.expirationDate', 'expirationDate is before startDate');
+    const updated = await mutate(async ({ tx, record, emit }) => {
+      const before = await lockCampaign(tx, actor.workspaceId, id);
+      if (!before) throw notFound();
+      if (type !== undefined && before.type !== type) throw invalid('body.type', `the campaign type cannot change (it is ${before.type})`);
+      const refusal = await unknownValidationRules(tx, actor.workspaceId, patch.validationRuleIds);
+      if (refusal) throw refusal;
+      // The row is locked, so the update refuses only for its date guard.
+      const after = await updateCampaign(tx, actor.workspaceId, id, patch);
+      if (!after) throw invalid('body.expirationDate', 'expirationDate is before startDate');
+      record({ resourceType: 'campaign', resourceId: id, before, after });
+      emit('campaign.updated', { campaignId: id, campaign: after });
+      return after;
+    });
+    await deps.engine.campaignChanged(actor.workspaceId, id);
+    return updated;
   },
-  async deleteCampaign({ input, auth, deps }) {
-    if (!(await deleteCampaign(deps.db, auth.workspaceId, input.id))) throw notFound();
+  async deleteCampaign({ input, actor, deps, mutate }) {
+    await mutate(async ({ tx, record, emit }) => {
+      const before = await deleteCampaign(tx, actor.workspaceId, input.id);
+      if (!before) throw notFound();
+      record({ resourceType: 'campaign', resourceId: input.id, before });
+      emit('campaign.deleted', { campaignId: input.id });
+    });
     // Its vouchers went with it (foreign-key cascade): the partitions forget them.
-    await deps.engine.campaignChanged(auth.workspaceId, input.id);
+    await deps.engine.campaignChanged(actor.workspaceId, input.id);
   },
 });

@@ -91,6 +91,15 @@ export async function findCampaign(db: Sql, workspaceId: string, id: string): Pr
   return rows[0] && toCampaign(rows[0]);
 }
 
+/** The campaign as it is before a change, locked until the caller's transaction ends (its audit entry's `before`). */
+export async function lockCampaign(tx: Sql, workspaceId: string, id: string): Promise<Campaign | undefined> {
+  const { rows } = await tx.query<CampaignRow>(
+    `SELECT ${COLUMNS} FROM campaigns WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`,
+    [workspaceId, id],
+  );
+  return rows[0] && toCampaign(rows[0]);
+}
+
 /**
  * Applies the fields present in the patch ($3 names them). Undefined when the campaign is missing or the merged
  * dates are out of order: the caller tells the two apart.
@@ -159,9 +168,10 @@ export async function findBudgetUsage(db: Sql, workspaceId: string, campaignId: 
   return new Map(rows.map((row) => [row.period, { redemptions: row.redemptions, discountAmount: row.discount_amount }]));
 }
 
-export async function deleteCampaign(db: Sql, workspaceId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM campaigns WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-  return (rowCount ?? 0) > 0;
+/** The deleted campaign as it was, or undefined when there was none. */
+export async function deleteCampaign(db: Sql, workspaceId: string, id: string): Promise<Campaign | undefined> {
+  const { rows } = await db.query<CampaignRow>(`DELETE FROM campaigns WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [workspaceId, id]);
+  return rows[0] && toCampaign(rows[0]);
 }
 
 export function listCampaigns(db: Sql, cursors: CursorCodec, workspaceId: string, page: PageRequest) {

@@ -1,4 +1,4 @@
-// Customer handlers.
+// Customer handlers: reads through the queries, each change through the service in its operation's unit of work.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { customerContract } from './customer.contract.js';
@@ -6,23 +6,23 @@ import { findCustomer, listCustomers } from './customer.queries.js';
 import { changeCustomer, createCustomer, removeCustomer } from './customer.service.js';
 
 export const customerHandlers = implement(customerContract, {
-  async createCustomer({ input, auth, deps }) {
+  async createCustomer({ input, actor, mutate }) {
     const { sourceId, email, name, metadata } = input;
-    return createCustomer(deps.db, auth.workspaceId, { sourceId, email, name, metadata });
+    return mutate((unit) => createCustomer(unit, actor.workspaceId, { sourceId, email, name, metadata }));
   },
-  async getCustomer({ input, auth, deps }) {
-    const customer = await findCustomer(deps.db, auth.workspaceId, input.id);
+  async getCustomer({ input, actor, deps }) {
+    const customer = await findCustomer(deps.db, actor.workspaceId, input.id);
     if (!customer) throw problem('not_found', 'no such customer');
     return customer;
   },
-  async listCustomers({ input, auth, deps }) {
-    return listCustomers(deps.db, deps.cursors, auth.workspaceId, input);
+  async listCustomers({ input, actor, deps }) {
+    return listCustomers(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async updateCustomer({ input, auth, deps }) {
+  async updateCustomer({ input, actor, mutate }) {
     const { id, ...patch } = input;
-    return changeCustomer(deps.db, auth.workspaceId, id, patch);
+    return mutate((unit) => changeCustomer(unit, actor.workspaceId, id, patch));
   },
-  async deleteCustomer({ input, auth, deps }) {
-    if (!(await removeCustomer(deps.db, auth.workspaceId, input.id))) throw problem('not_found', 'no such customer');
+  async deleteCustomer({ input, actor, mutate }) {
+    await mutate((unit) => removeCustomer(unit, actor.workspaceId, input.id));
   },
 });

@@ -65,6 +65,15 @@ export async function findCustomer(db: Sql, workspaceId: string, id: string): Pr
   return rows[0] && toCustomer(rows[0]);
 }
 
+/** The customer, its row locked until the transaction ends: what an update starts from. */
+export async function lockCustomer(tx: Sql, workspaceId: string, id: string): Promise<Customer | undefined> {
+  const { rows } = await tx.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`, [
+    workspaceId,
+    id,
+  ]);
+  return rows[0] && toCustomer(rows[0]);
+}
+
 export async function findCustomerBySourceId(db: Sql, workspaceId: string, sourceId: string): Promise<Customer | undefined> {
   const { rows } = await db.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND source_id = $2`, [
     workspaceId,
@@ -101,9 +110,13 @@ export async function updateCustomer(
   return rows[0] && toCustomer(rows[0]);
 }
 
-export async function deleteCustomer(db: Sql, workspaceId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM customers WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-  return (rowCount ?? 0) > 0;
+/** The customer as it was, or undefined when there is none. */
+export async function deleteCustomer(db: Sql, workspaceId: string, id: string): Promise<Customer | undefined> {
+  const { rows } = await db.query<CustomerRow>(`DELETE FROM customers WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+    workspaceId,
+    id,
+  ]);
+  return rows[0] && toCustomer(rows[0]);
 }
 
 export function listCustomers(db: Sql, cursors: CursorCodec, workspaceId: string, request: ListCustomersQuery) {

@@ -1,12 +1,22 @@
-// Customer use cases: create/update with the sourceId conflict mapped to 409, the customer.created outbox event
-// written in the creating transaction, and upsertCustomer() for the redemption engine. Every create and update
-// re-evaluates the workspace's AUTO segments for the customer in the same transaction.
+// Customer use cases: create/update/delete in their operation's unit of work (sourceId conflict mapped to 409,
+// customer.created written in the creating transaction), and upsertCustomer() for redemptions. Every create and
+// update re-evaluates the workspace's AUTO segments for the customer in the same transaction.
 import type { CustomerReference } from '../../contract/common.schemas.js';
+import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
-import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
 import { recordEvent } from '../events/index.js';
 import { awaitSegmentComputations, refreshCustomerSegments } from '../segments/index.js';
-import { deleteCustomer, findCustomer, findCustomerByEmail, findCustomerBySourceId, insertCustomer, insertCustomerIfAbsent, updateCustomer } from './customer.queries.js';
+import {
+  deleteCustomer,
+  findCustomer,
+  findCustomerByEmail,
+  findCustomerBySourceId,
+  insertCustomer,
+  insertCustomerIfAbsent,
+  lockCustomer,
+  updateCustomer,
+} from './customer.queries.js';
 import type { CreateCustomerBody, Customer, UpdateCustomerBody } from './customer.schemas.js';
 
 function isSourceIdConflict(error: unknown): boolean {
@@ -16,8 +26,12 @@ function isSourceIdConflict(error: unknown): boolean {
   );
 }
 
-function sourceIdConflict(sourceId: string | null | undefined) {
-  return problem('conflict', `a customer with sourceId ${JSON.stringify(sourceId)} exists in this workspace`);
+/** A rejection handler: the sourceId's unique violation as a 409, anything else as it was. */
+function mapSourceIdConflict(sourceId: string | null | undefined) {
+  return (error: unknown): never => {
+    if (isSourceIdConflict(error)) throw problem('conflict', `a customer with sourceId ${JSON.stringify(sourceId)} exists in this workspace`);
+    throw error;
+  };
 }
 
 async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
@@ -33,42 +47,33 @@ function refreshSegments(tx: Sql, workspaceId: string, customer: Customer): Prom
   return refreshCustomerSegments(tx, workspaceId, { id, sourceId, email, name, metadata, createdAt, segments: [] });
 }
 
-export async function createCustomer(db: Pool, workspaceId: string, fields: CreateCustomerBody): Promise<Customer> {
-  try {
-    return await withTransaction(db, async (tx) => {
-      const customer = await insertCustomer(tx, workspaceId, fields);
-      await recordCustomerCreated(tx, workspaceId, customer);
-      await refreshSegments(tx, workspaceId, customer);
-      return customer;
-    });
-  } catch (error) {
-    if (isSourceIdConflict(error)) throw sourceIdConflict(fields.sourceId);
-    throw error;
-  }
+const RESOURCE = 'customer';
+const notFound = () => problem('not_found', 'no such customer');
+
+export async function createCustomer({ tx, record }: UnitOfWork, workspaceId: string, fields: CreateCustomerBody): Promise<Customer> {
+  const customer = await insertCustomer(tx, workspaceId, fields).catch(mapSourceIdConflict(fields.sourceId));
+  await recordCustomerCreated(tx, workspaceId, customer);
+  await refreshSegments(tx, workspaceId, customer);
+  record({ resourceType: RESOURCE, resourceId: customer.id, after: customer });
+  return customer;
 }
 
-export async function changeCustomer(db: Pool, workspaceId: string, id: string, patch: UpdateCustomerBody): Promise<Customer> {
-  let customer: Customer | undefined;
-  try {
-    customer = await withTransaction(db, async (tx) => {
-      const updated = await updateCustomer(tx, workspaceId, id, patch);
-      if (updated) await refreshSegments(tx, workspaceId, updated);
-      return updated;
-    });
-  } catch (error) {
-    if (isSourceIdConflict(error)) throw sourceIdConflict(patch.sourceId);
-    throw error;
-  }
-  if (!customer) throw problem('not_found', 'no such customer');
+export async function changeCustomer({ tx, record }: UnitOfWork, workspaceId: string, id: string, patch: UpdateCustomerBody): Promise<Customer> {
+  const before = await lockCustomer(tx, workspaceId, id);
+  if (!before) throw notFound();
+  const customer = await updateCustomer(tx, workspaceId, id, patch).catch(mapSourceIdConflict(patch.sourceId));
+  if (!customer) throw notFound();
+  await refreshSegments(tx, workspaceId, customer);
+  record({ resourceType: RESOURCE, resourceId: id, before, after: customer });
   return customer;
 }
 
 /** Deletes the customer (its segment memberships go with it), after any running segment computation. */
-export async function removeCustomer(db: Pool, workspaceId: string, id: string): Promise<boolean> {
-  return withTransaction(db, async (tx) => {
-    await awaitSegmentComputations(tx, workspaceId);
-    return deleteCustomer(tx, workspaceId, id);
-  });
+export async function removeCustomer({ tx, record }: UnitOfWork, workspaceId: string, id: string): Promise<void> {
+  await awaitSegmentComputations(tx, workspaceId);
+  const before = await deleteCustomer(tx, workspaceId, id);
+  if (!before) throw notFound();
+  record({ resourceType: RESOURCE, resourceId: id, before });
 }
 
 // A row that conflicted but is gone by the time we read it was deleted concurrently: insert again, a few times at most.

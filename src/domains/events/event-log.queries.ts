@@ -3,13 +3,14 @@ import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage } from '../../platform/pagination.js';
 import type { Event, ListEventsQuery } from './event-log.schemas.js';
+import type { EventType } from './event.schemas.js';
 
 const COLUMNS = 'id, type, payload, created_at';
 
 interface EventRow {
   [column: string]: unknown;
   id: string;
-  type: string;
+  type: EventType;
   payload: Record<string, unknown>;
   created_at: Date;
 }

@@ -1,11 +1,12 @@
 // The event log's resources: an event as recorded (the webhook envelope) and the list filters.
 import { z } from 'zod';
 import { ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { EventTypeName } from './event.schemas.js';
 
 export const Event = z
   .object({
     id: Uuid.meta({ description: 'Stable across webhook retries and replays; receivers deduplicate on it.' }),
-    type: z.string().meta({ description: 'The event type, e.g. `voucher.redeemed`.' }),
+    type: EventTypeName,
     payload: z.record(z.string(), z.unknown()),
     createdAt: Timestamp,
   })
@@ -13,6 +14,6 @@ export const Event = z
 export type Event = z.infer<typeof Event>;
 
 export const ListEventsQuery = ListQuery.extend({
-  type: z.string().min(1).max(200).optional().meta({ description: 'Only events of this type.' }),
+  type: EventTypeName.optional().meta({ description: 'Only events of this type.' }),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuery>;

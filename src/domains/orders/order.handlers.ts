@@ -1,4 +1,4 @@
-// Order handlers: reads through the queries, writes through the service.
+// Order handlers: reads through the queries, writes through the service in their operation's unit of work.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { orderContract } from './order.contract.js';
@@ -6,20 +6,20 @@ import { findOrder, listOrderRedemptions, listOrders } from './order.queries.js'
 import { changeOrder, createOrder } from './order.service.js';
 
 export const orderHandlers = implement(orderContract, {
-  async createOrder({ input, auth, deps }) {
-    return createOrder(deps.db, auth.workspaceId, input);
+  async createOrder({ input, actor, mutate }) {
+    return mutate((unit) => createOrder(unit, actor.workspaceId, input));
   },
-  async getOrder({ input, auth, deps }) {
-    const order = await findOrder(deps.db, auth.workspaceId, input.id);
+  async getOrder({ input, actor, deps }) {
+    const order = await findOrder(deps.db, actor.workspaceId, input.id);
     if (!order) throw problem('not_found', 'no such order');
     const orderIds = order.sourceId !== null ? [order.sourceId, order.id] : [order.id];
-    return { ...order, redemptions: await listOrderRedemptions(deps.db, auth.workspaceId, orderIds) };
+    return { ...order, redemptions: await listOrderRedemptions(deps.db, actor.workspaceId, orderIds) };
   },
-  async listOrders({ input, auth, deps }) {
-    return listOrders(deps.db, deps.cursors, auth.workspaceId, input);
+  async listOrders({ input, actor, deps }) {
+    return listOrders(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async updateOrder({ input, auth, deps }) {
+  async updateOrder({ input, actor, mutate }) {
     const { id, ...patch } = input;
-    return changeOrder(deps.db, auth.workspaceId, id, patch);
+    return mutate((unit) => changeOrder(unit, actor.workspaceId, id, patch));
   },
 });

@@ -80,6 +80,7 @@ export const promotionContract = {
   }),
   validatePromotions: defineOperation({
     name: 'promotions.validate',
+    effect: 'read', hot: true,
     method: 'post',
     path: '/promotions/validate',
     scope: 'vouchers:read',
@@ -91,6 +92,7 @@ export const promotionContract = {
   }),
   redeemTier: defineOperation({
     name: 'promotions.redeemTier',
+    effect: 'redemption', hot: true,
     method: 'post',
     path: '/promotions/tiers/{id}/redemption',
     scope: 'redemptions:write',
@@ -106,6 +108,7 @@ export const promotionContract = {
   }),
   qualify: defineOperation({
     name: 'qualifications.check',
+    effect: 'read', hot: true,
     method: 'post',
     path: '/qualifications',
     scope: 'vouchers:read',

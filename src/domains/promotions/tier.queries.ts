@@ -74,8 +74,12 @@ export async function insertTier(db: Sql, workspaceId: string, campaignId: strin
   return toTier(rows[0]!);
 }
 
-export async function findTier(db: Sql, workspaceId: string, id: string): Promise<PromotionTier | undefined> {
-  const { rows } = await db.query<TierRow>(`SELECT ${COLUMNS} FROM vouchers WHERE workspace_id = $1 AND id = $2 AND kind = 'TIER'`, [workspaceId, id]);
+/** `forUpdate` locks the row until the transaction ends: the tier as it is before this transaction changes it. */
+export async function findTier(db: Sql, workspaceId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<PromotionTier | undefined> {
+  const { rows } = await db.query<TierRow>(
+    `SELECT ${COLUMNS} FROM vouchers WHERE workspace_id = $1 AND id = $2 AND kind = 'TIER'${options.forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+    [workspaceId, id],
+  );
   return rows[0] && toTier(rows[0]);
 }
 
@@ -123,7 +127,11 @@ export async function updateTier(db: Sql, workspaceId: string, id: string, patch
   return rows[0] && toTier(rows[0]);
 }
 
-export async function deleteTier(db: Sql, workspaceId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query(`DELETE FROM vouchers WHERE workspace_id = $1 AND id = $2 AND kind = 'TIER'`, [workspaceId, id]);
-  return (rowCount ?? 0) > 0;
+/** The tier as it was, or undefined when there is none. */
+export async function deleteTier(db: Sql, workspaceId: string, id: string): Promise<PromotionTier | undefined> {
+  const { rows } = await db.query<TierRow>(`DELETE FROM vouchers WHERE workspace_id = $1 AND id = $2 AND kind = 'TIER' RETURNING ${COLUMNS}`, [
+    workspaceId,
+    id,
+  ]);
+  return rows[0] && toTier(rows[0]);
 }

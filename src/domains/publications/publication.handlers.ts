@@ -6,18 +6,18 @@ import { findPublication, listPublications } from './publication.queries.js';
 import { publishVoucher } from './publication.service.js';
 
 export const publicationHandlers = implement(publicationContract, {
-  async createPublication({ input, auth, deps }) {
-    const publication = await publishVoucher(deps.db, auth.workspaceId, input);
+  async createPublication({ input, actor, deps, mutate }) {
+    const publication = await mutate((unit) => publishVoucher(unit, actor.workspaceId, input));
     // After the commit: the partition owning the code reloads it and sees whom it is assigned to.
-    if (!publication.existing) await deps.engine.voucherChanged(auth.workspaceId, publication.voucher.code);
+    if (!publication.existing) await deps.engine.voucherChanged(actor.workspaceId, publication.voucher.code);
     return publication;
   },
-  async getPublication({ input, auth, deps }) {
-    const publication = await findPublication(deps.db, auth.workspaceId, input.id);
+  async getPublication({ input, actor, deps }) {
+    const publication = await findPublication(deps.db, actor.workspaceId, input.id);
     if (!publication) throw problem('not_found', 'no such publication');
     return publication;
   },
-  async listPublications({ input, auth, deps }) {
-    return listPublications(deps.db, deps.cursors, auth.workspaceId, input);
+  async listPublications({ input, actor, deps }) {
+    return listPublications(deps.db, deps.cursors, actor.workspaceId, input);
   },
 });

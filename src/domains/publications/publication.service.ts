@@ -1,9 +1,9 @@
-// Publishing: one transaction resolves the customer, locks the campaign, returns the customer's code of a
-// once-per-customer campaign or assigns a free code (else one made from the template), and records voucher.published.
+// Publishing, in the operation's unit of work: resolves the customer, locks the campaign, returns the customer's code
+// of a once-per-customer campaign or assigns a free code (else one made from the template), and emits voucher.published.
+import type { UnitOfWork } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { sqlState, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import { recordEvent } from '../events/index.js';
 import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
 import {
   assignFreeVoucher,
@@ -14,6 +14,7 @@ import {
 } from './publication.queries.js';
 import type { CreatePublicationBody, PublicationResult } from './publication.schemas.js';
 
+const RESOURCE = 'publication';
 const CODE_DRAWS = 10;
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -45,34 +46,37 @@ async function voucherFromTemplate(tx: Sql, workspaceId: string, campaign: Publi
   throw problem('conflict', 'no codes left in this campaign, and no free code was found with its codeConfig; widen the codeConfig');
 }
 
-export async function publishVoucher(db: Pool, workspaceId: string, input: CreatePublicationBody): Promise<PublicationResult> {
+export async function publishVoucher({ tx, record, emit }: UnitOfWork, workspaceId: string, input: CreatePublicationBody): Promise<PublicationResult> {
   try {
-    return await withTransaction(db, async (tx) => {
-      // Customer first, campaign lock second, in every publication: a new customer's row is never awaited under the lock.
-      const customerId = await requireCustomer(tx, workspaceId, input.customer);
-      const campaign = await lockCampaign(tx, workspaceId, input.campaignId);
-      if (!campaign) throw problem('not_found', 'no such campaign');
-      const refused = refusal(campaign);
-      if (refused) throw problem('conflict', refused);
-      if (campaign.oncePerCustomer) {
-        const existing = await findCustomerPublication(tx, workspaceId, campaign.id, customerId);
-        if (existing) return { ...existing, existing: true };
+    // Customer first, campaign lock second, in every publication: a new customer's row is never awaited under the lock.
+    const customerId = await requireCustomer(tx, workspaceId, input.customer);
+    const campaign = await lockCampaign(tx, workspaceId, input.campaignId);
+    if (!campaign) throw problem('not_found', 'no such campaign');
+    const refused = refusal(campaign);
+    if (refused) throw problem('conflict', refused);
+    if (campaign.oncePerCustomer) {
+      const existing = await findCustomerPublication(tx, workspaceId, campaign.id, customerId);
+      // Nothing published (the customer may have been created): the entry names the publication answered again, with no changes.
+      if (existing) {
+        record({ resourceType: RESOURCE, resourceId: existing.id });
+        return { ...existing, existing: true };
       }
-      const voucher =
-        (await assignFreeVoucher(tx, workspaceId, campaign.id, customerId)) ??
-        (await voucherFromTemplate(tx, workspaceId, campaign, customerId));
-      if (!voucher) throw problem('conflict', 'no codes left in this campaign');
-      const publication = await insertPublication(tx, workspaceId, { campaignId: campaign.id, voucher, customerId, metadata: input.metadata ?? {} });
-      await recordEvent(tx, workspaceId, 'voucher.published', {
-        publicationId: publication.id,
-        campaignId: campaign.id,
-        customerId,
-        voucherCode: voucher.code,
-      });
-      return { ...publication, existing: false };
+    }
+    const voucher =
+      (await assignFreeVoucher(tx, workspaceId, campaign.id, customerId)) ??
+      (await voucherFromTemplate(tx, workspaceId, campaign, customerId));
+    if (!voucher) throw problem('conflict', 'no codes left in this campaign');
+    const publication = await insertPublication(tx, workspaceId, { campaignId: campaign.id, voucher, customerId, metadata: input.metadata ?? {} });
+    record({ resourceType: RESOURCE, resourceId: publication.id, after: publication });
+    emit('voucher.published', {
+      publicationId: publication.id,
+      campaignId: campaign.id,
+      customerId,
+      voucherCode: voucher.code,
     });
+    return { ...publication, existing: false };
   } catch (error) {
-    // The customer or the campaign was deleted between its lookup and the insert.
+    // The customer or the campaign was deleted between its lookup and the insert (the unit of work rolls back).
     if (sqlState(error) === FOREIGN_KEY_VIOLATION) throw problem('not_found', 'no such customer or campaign');
     throw error;
   }

@@ -1,6 +1,9 @@
-// Redemption handlers: prepare the engine's requests (customer, idempotency claim), read models straight from SQL.
+// Redemption handlers: prepare the engine's requests (customer, idempotency claim, audit trail), read models straight
+// from SQL.
+import { randomUUID } from 'node:crypto';
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
+import { hasScope } from '../../contract/scopes.js';
 import { refusal, refusalFields } from './redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
@@ -9,67 +12,77 @@ import { idempotencyClaim, resolveCustomer, workspaceStackLimit } from './redemp
 const customerNotFound = () => refusalFields(refusal('customer_not_found'));
 
 export const redemptionHandlers = implement(redemptionContract, {
-  async validateVoucher({ input, auth, deps }) {
-    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, false);
+  async validateVoucher({ input, actor, deps }) {
+    // A reservation keeps a use from every other checkout: a key that may only read cannot make one.
+    if (input.session && !hasScope(actor.scopes, 'redemptions:write')) {
+      throw problem('forbidden', 'a validation session reserves the voucher: it needs the redemptions:write scope');
+    }
+    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, false);
     if (!customer) return { valid: false, ...customerNotFound() };
-    return deps.engine.validate({ workspaceId: auth.workspaceId, code: input.code, order: input.order, amount: input.amount, customer });
+    const session = input.session && { key: input.session.key ?? randomUUID(), ttlSeconds: input.session.ttlSeconds };
+    return deps.engine.validate({ workspaceId: actor.workspaceId, code: input.code, order: input.order, amount: input.amount, customer, session });
   },
-  async redeemVoucher({ input, auth, deps }) {
+  async redeemVoucher({ input, actor, deps }) {
     const { code, ...body } = input;
-    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, true);
+    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
     if (!customer) return { ok: false, ...customerNotFound() };
     return deps.engine.redeem({
-      workspaceId: auth.workspaceId,
+      workspaceId: actor.workspaceId,
       code,
       order: input.order,
       amount: input.amount,
       customer,
       metadata: input.metadata,
       idempotency: idempotencyClaim('redemptions.redeem', code, body),
+      session: input.session,
     });
   },
-  async redeemStack({ input, auth, deps }) {
-    const customer = await resolveCustomer(deps.db, auth.workspaceId, input.customer, true);
+  async redeemStack({ input, actor, deps }) {
+    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
     if (!customer) {
       return { ok: false, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
     }
     return deps.engine.redeemStack({
-      workspaceId: auth.workspaceId,
+      workspaceId: actor.workspaceId,
       vouchers: input.vouchers,
       order: input.order,
       customer,
       metadata: input.metadata,
       idempotency: idempotencyClaim('redemptions.stack', '', input)!,
-      stackLimit: await workspaceStackLimit(deps.db, auth.workspaceId),
+      stackLimit: await workspaceStackLimit(deps.db, actor.workspaceId),
     });
   },
-  async rollbackRedemption({ input, auth, deps }) {
+  async releaseSession({ input, actor, deps, auditTrail }) {
+    await deps.engine.releaseSession({ workspaceId: actor.workspaceId, code: input.code, key: input.key, audit: auditTrail() });
+  },
+  async rollbackRedemption({ input, actor, deps, auditTrail }) {
     const { id, ...body } = input;
-    const redemption = await findRedemption(deps.db, auth.workspaceId, id);
+    const redemption = await findRedemption(deps.db, actor.workspaceId, id);
     if (!redemption) throw problem('not_found', 'no such redemption');
     return deps.engine.rollback({
-      workspaceId: auth.workspaceId,
+      workspaceId: actor.workspaceId,
       code: redemption.voucherCode,
       redemptionId: id,
       campaignId: redemption.campaignId,
       reason: input.reason,
       idempotency: idempotencyClaim('redemptions.rollback', id, body),
+      audit: auditTrail(),
     });
   },
-  async getRedemption({ input, auth, deps }) {
-    const redemption = await findRedemption(deps.db, auth.workspaceId, input.id);
+  async getRedemption({ input, actor, deps }) {
+    const redemption = await findRedemption(deps.db, actor.workspaceId, input.id);
     if (!redemption) throw problem('not_found', 'no such redemption');
     return redemption;
   },
-  async listRedemptions({ input, auth, deps }) {
-    return listRedemptions(deps.db, deps.cursors, auth.workspaceId, input);
+  async listRedemptions({ input, actor, deps }) {
+    return listRedemptions(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async listTransactions({ input, auth, deps }) {
-    const voucher = await findVoucherIdentity(deps.db, auth.workspaceId, input.code);
+  async listTransactions({ input, actor, deps }) {
+    const voucher = await findVoucherIdentity(deps.db, actor.workspaceId, input.code);
     if (!voucher) throw problem('not_found', 'no such voucher');
-    return listLedgerEntries(deps.db, deps.cursors, auth.workspaceId, voucher.id, input);
+    return listLedgerEntries(deps.db, deps.cursors, actor.workspaceId, voucher.id, input);
   },
-  async adjustBalance({ input, auth, deps }) {
-    return deps.engine.adjustBalance({ workspaceId: auth.workspaceId, code: input.code, amount: input.amount, entryType: input.type });
+  async adjustBalance({ input, actor, deps, auditTrail }) {
+    return deps.engine.adjustBalance({ workspaceId: actor.workspaceId, code: input.code, amount: input.amount, entryType: input.type, audit: auditTrail() });
   },
 });

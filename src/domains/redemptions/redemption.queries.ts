@@ -2,7 +2,7 @@
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
-import type { Redemption } from './redemption.schemas.js';
+import { MAX_AMOUNT, type Redemption } from './redemption.schemas.js';
 
 const REDEMPTIONS = `(SELECT r.*, rb.created_at AS rolled_back_at
                         FROM redemptions r LEFT JOIN redemption_rollbacks rb ON rb.redemption_id = r.id) AS r`;
@@ -97,7 +97,8 @@ export function listLedgerEntries(db: Sql, cursors: CursorCodec, workspaceId: st
     {
       list: `vouchers.transactions:${voucherId}`,
       from: 'gift_ledger_entries',
-      columns: 'id, type, amount, balance_after, redemption_id, created_at',
+      // Entries written before the bounds (schema 0016) may hold figures past 2^53-1: they read as the bound, never fail.
+      columns: `id, type, greatest(least(amount, ${MAX_AMOUNT}), -${MAX_AMOUNT}) AS amount, least(balance_after, ${MAX_AMOUNT}) AS balance_after, redemption_id, created_at`,
       where: ['workspace_id = $1', 'voucher_id = $2'],
       params: [workspaceId, voucherId],
       map: toLedgerEntry,

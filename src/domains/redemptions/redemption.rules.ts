@@ -20,10 +20,22 @@ export interface UseContext {
   /** Uses and gift credits held by stacks in flight. */
   heldUses: number;
   heldBalance: number;
+  /** Uses and gift credits reserved by the live validation sessions of other checkouts (absent: none). */
+  reserved?: Reserved | undefined;
   /** The customer's segments and metadata, for validation rules (absent: nothing known). */
   facts?: CustomerUse['facts'];
   /** What is left of the campaign's budget as the deciding partition sees it (absent or null: no limit). */
   budget?: BudgetLeft | undefined;
+}
+
+export interface Reserved {
+  uses: number;
+  balance: number;
+}
+
+/** Gift credits this caller may take: the balance less what stacks hold and other sessions reserve. */
+export function availableGift(v: VoucherSnapshot, use: UseContext): number {
+  return (v.giftBalance ?? 0) - use.heldBalance - (use.reserved?.balance ?? 0);
 }
 
 /** Redemptions and amount left in the tightest period of a campaign budget; null when that dimension is unlimited. */
@@ -184,17 +196,24 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
   }
   if ((v.perCustomerLimit !== null || v.customerId !== null) && !use.customerGiven) return refusal('customer_required');
   if (v.customerId !== null && use.customerId !== v.customerId) return refusal('voucher_assigned_to_other_customer');
-  if (v.redemptionLimit !== null && v.redeemedCount + use.heldUses >= v.redemptionLimit) {
-    return refusal('redemption_limit_reached', { limit: v.redemptionLimit });
+  const reserved = use.reserved?.uses ?? 0;
+  if (v.redemptionLimit !== null && v.redeemedCount + use.heldUses + reserved >= v.redemptionLimit) {
+    return refusal('redemption_limit_reached', { limit: v.redemptionLimit, ...(reserved ? { reserved } : {}) });
   }
   if (v.perCustomerLimit !== null && use.customerUses >= v.perCustomerLimit) {
     return refusal('per_user_redemption_limit_reached', { limit: v.perCustomerLimit });
   }
   if (gift) {
-    const balance = (v.giftBalance ?? 0) - use.heldBalance;
-    if (balance <= 0) return refusal('gift_balance_zero');
-    if (request.amount !== undefined && request.amount > balance) {
-      return refusal('gift_balance_insufficient', { balance, amount: request.amount });
+    if ((v.giftBalance ?? 0) - use.heldBalance <= 0) return refusal('gift_balance_zero');
+    // Credits reserved by other sessions are there, but not for this caller.
+    const balance = availableGift(v, use);
+    const reservedBalance = use.reserved?.balance ?? 0;
+    if (balance <= 0 || (request.amount !== undefined && request.amount > balance)) {
+      return refusal('gift_balance_insufficient', {
+        balance: Math.max(0, balance),
+        ...(request.amount !== undefined ? { amount: request.amount } : {}),
+        ...(reservedBalance ? { reserved: reservedBalance } : {}),
+      });
     }
   }
   return ruleRefusal(v, request.order, use, now);
@@ -217,7 +236,7 @@ export function startOrder(order: Order | undefined): OrderState {
 /** What an eligible voucher gives against what is left of the order; `state` moves on when `apply` is true. */
 export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, state: OrderState, apply: boolean): Grant {
   if (v.type === 'GIFT_CARD') {
-    const balance = (v.giftBalance ?? 0) - use.heldBalance;
+    const balance = availableGift(v, use);
     const wanted = request.amount ?? Math.min(balance, state.remaining);
     const amount = request.order ? Math.min(wanted, state.remaining) : wanted;
     if (apply) {
@@ -288,7 +307,7 @@ export function validationOutcome(v: VoucherSnapshot | undefined, use: UseContex
       code: v!.code,
       type: v!.type,
       ...(v!.campaignId ? { campaignId: v!.campaignId } : {}),
-      ...(v!.type === 'GIFT_CARD' ? { balance: Math.max(0, (v!.giftBalance ?? 0) - use.heldBalance) } : {}),
+      ...(v!.type === 'GIFT_CARD' ? { balance: Math.max(0, availableGift(v!, use)) } : {}),
     },
   };
 }

@@ -82,15 +82,56 @@ export type OrderTotals = z.infer<typeof OrderTotals>;
 const IdempotencyKey = z.string().min(1).max(200).meta({ description: 'One key per logical request; kept at least 24 hours.' });
 const GiftAmount = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Gift credits wanted, in minor units.' });
 
-export const ValidateBody = z.object({
+/** The largest amount, balance or counter the service stores: JSON numbers are exact up to here. */
+export const MAX_AMOUNT = Number.MAX_SAFE_INTEGER;
+
+export const SESSION_TTL_SECONDS = { default: 600, max: 604_800 } as const;
+
+// Kept to characters that need no escaping in a URL path: a key is also addressed as /vouchers/{code}/sessions/{key}.
+export const SessionKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._~:@-]+$/, 'letters, digits and . _ ~ : @ - only')
+  .meta({ description: "A checkout's session key: letters, digits and `. _ ~ : @ -`, at most 200." });
+
+export const SessionRequest = z
+  .object({
+    key: SessionKey.optional().meta({ description: 'Generated when absent. Validating again with the same key refreshes the reservation.' }),
+    ttlSeconds: z.number().int().min(1).max(SESSION_TTL_SECONDS.max).default(SESSION_TTL_SECONDS.default).meta({ description: 'How long the reservation holds (default 600 s).' }),
+  })
+  .meta({
+    id: 'ValidationSessionRequest',
+    description: 'Reserve the use (and the gift credits validated) for this session until it redeems, is released or expires.',
+  });
+
+export const SessionReference = z
+  .object({ key: SessionKey })
+  .meta({ id: 'ValidationSessionReference', description: "Consumes this session's reservation; an unknown or expired key redeems as if none were given." });
+
+export const ValidationSession = z
+  .object({ key: SessionKey, expiresAt: Timestamp })
+  .meta({ id: 'ValidationSession', description: 'The reservation a valid answer holds for the session.' });
+
+const UseBody = z.object({
   order: Order.optional(),
   customer: CustomerReference.optional(),
   amount: GiftAmount.optional(),
 });
 
-export const RedeemBody = ValidateBody.extend({
+export const ValidateBody = UseBody.extend({ session: SessionRequest.optional() });
+
+/** What every redemption takes (a promotion tier's too); a voucher's redemption adds its session. */
+export const RedeemBody = UseBody.extend({
   idempotencyKey: IdempotencyKey.optional(),
   metadata: Metadata.optional(),
+});
+
+export const RedeemVoucherBody = RedeemBody.extend({ session: SessionReference.optional() });
+
+export const SessionParams = z.object({
+  code: z.string().min(1).max(200).meta({ description: 'The voucher code, case-sensitive.' }),
+  key: SessionKey,
 });
 
 export const VoucherSummary = z.object({
@@ -113,6 +154,7 @@ export const ValidationOutcome = z
     discount: z.object({ type: z.string(), amount: Money }).optional(),
     order: OrderTotals.optional(),
     voucher: VoucherSummary.optional(),
+    session: ValidationSession.optional(),
   })
   .meta({ id: 'ValidationOutcome' });
 export type ValidationOutcome = z.infer<typeof ValidationOutcome>;
@@ -165,8 +207,10 @@ export const StackEntry = z
     code: VoucherCode.optional(),
     tierId: Uuid.optional().meta({ description: 'A promotion tier instead of a code.' }),
     amount: GiftAmount.optional(),
+    session: SessionReference.optional().meta({ description: "Consumes this session's reservation of the voucher." }),
   })
   .refine((e) => (e.code === undefined) !== (e.tierId === undefined), { message: 'give either code or tierId', path: ['code'] })
+  .refine((e) => e.session === undefined || e.tierId === undefined, { message: 'a promotion tier holds no sessions', path: ['session'] })
   .meta({ id: 'StackEntry', description: 'A voucher by its code, or an automatic promotion tier by its id.' });
 
 export const StackBody = z.object({

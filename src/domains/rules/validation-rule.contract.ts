@@ -73,6 +73,7 @@ export const validationRuleContract = {
   }),
   evaluateValidationRule: defineOperation({
     name: 'validationRules.evaluate',
+    effect: 'read',
     method: 'post',
     path: '/validation-rules/{id}/evaluate',
     scope: 'rules:read',

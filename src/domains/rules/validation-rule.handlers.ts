@@ -1,4 +1,5 @@
-// Validation rule handlers; a change or deletion tells the engine, whose next decision reads the rules again.
+// Validation rule handlers: each write is one unit of work (change, audit entry and event commit together); a change
+// or deletion then tells the engine, whose next decision reads the rules again.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { evaluateConditions, type CustomerFacts } from './condition.rules.js';
@@ -9,6 +10,7 @@ import {
   findValidationRuleUsers,
   insertValidationRule,
   listValidationRules,
+  lockValidationRule,
   updateValidationRule,
   type RuleUser,
 } from './validation-rule.queries.js';
@@ -36,33 +38,51 @@ function customerFacts(customer: EvaluateValidationRuleBody['customer']): Custom
 }
 
 export const validationRuleHandlers = implement(validationRuleContract, {
-  async createValidationRule({ input, auth, deps }) {
+  async createValidationRule({ input, actor, mutate }) {
     const { name, conditions, errorMessage, applicableTo } = input;
-    return insertValidationRule(deps.db, auth.workspaceId, { name, conditions, errorMessage, applicableTo });
+    return mutate(async ({ tx, record, emit }) => {
+      const rule = await insertValidationRule(tx, actor.workspaceId, { name, conditions, errorMessage, applicableTo });
+      record({ resourceType: 'validation_rule', resourceId: rule.id, after: rule });
+      emit('validation_rule.created', { validationRuleId: rule.id, validationRule: rule });
+      return rule;
+    });
   },
-  async getValidationRule({ input, auth, deps }) {
-    const rule = await findValidationRule(deps.db, auth.workspaceId, input.id);
+  async getValidationRule({ input, actor, deps }) {
+    const rule = await findValidationRule(deps.db, actor.workspaceId, input.id);
     if (!rule) throw notFound();
     return rule;
   },
-  async listValidationRules({ input, auth, deps }) {
-    return listValidationRules(deps.db, deps.cursors, auth.workspaceId, input);
+  async listValidationRules({ input, actor, deps }) {
+    return listValidationRules(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async updateValidationRule({ input, auth, deps }) {
+  async updateValidationRule({ input, actor, deps, mutate }) {
     const { id, ...patch } = input;
-    const rule = await updateValidationRule(deps.db, auth.workspaceId, id, patch);
-    if (!rule) throw notFound();
-    await deps.engine.rulesChanged(auth.workspaceId);
+    const rule = await mutate(async ({ tx, record, emit }) => {
+      const before = await lockValidationRule(tx, actor.workspaceId, id);
+      if (!before) throw notFound();
+      const after = await updateValidationRule(tx, actor.workspaceId, id, patch);
+      if (!after) throw notFound();
+      record({ resourceType: 'validation_rule', resourceId: id, before, after });
+      emit('validation_rule.updated', { validationRuleId: id, validationRule: after });
+      return after;
+    });
+    await deps.engine.rulesChanged(actor.workspaceId);
     return rule;
   },
-  async deleteValidationRule({ input, auth, deps }) {
-    const result = await deleteValidationRule(deps.db, auth.workspaceId, input.id);
-    if (result === 'missing') throw notFound();
-    if (result === 'used') throw problem('conflict', describeUsers(await findValidationRuleUsers(deps.db, auth.workspaceId, input.id)));
-    await deps.engine.rulesChanged(auth.workspaceId);
+  async deleteValidationRule({ input, actor, deps, mutate }) {
+    await mutate(async ({ tx, record, emit }) => {
+      const before = await lockValidationRule(tx, actor.workspaceId, input.id);
+      if (!before) throw notFound();
+      const result = await deleteValidationRule(tx, actor.workspaceId, input.id);
+      if (result === 'missing') throw notFound();
+      if (result === 'used') throw problem('conflict', describeUsers(await findValidationRuleUsers(tx, actor.workspaceId, input.id)));
+      record({ resourceType: 'validation_rule', resourceId: input.id, before });
+      emit('validation_rule.deleted', { validationRuleId: input.id });
+    });
+    await deps.engine.rulesChanged(actor.workspaceId);
   },
-  async evaluateValidationRule({ input, auth, deps }) {
-    const rule = await findValidationRule(deps.db, auth.workspaceId, input.id);
+  async evaluateValidationRule({ input, actor, deps }) {
+    const rule = await findValidationRule(deps.db, actor.workspaceId, input.id);
     if (!rule) throw notFound();
     const result = evaluateConditions(rule.conditions, { order: input.order, customer: customerFacts(input.customer), time: input.time }, rule.applicableTo);
     return result.ok ? { ok: true } : { ok: false, path: result.path, leaf: result.leaf };

@@ -19,7 +19,6 @@ interface ValidationRuleRow {
   updated_at: Date;
 }
 
-
 function toValidationRule(row: ValidationRuleRow): ValidationRule {
   return {
     id: row.id,
@@ -46,6 +45,15 @@ export async function findValidationRule(db: Sql, workspaceId: string, id: strin
     workspaceId,
     id,
   ]);
+  return rows[0] && toValidationRule(rows[0]);
+}
+
+/** The rule as it is before a change, locked until the caller's transaction ends (its audit entry's `before`). */
+export async function lockValidationRule(tx: Sql, workspaceId: string, id: string): Promise<ValidationRule | undefined> {
+  const { rows } = await tx.query<ValidationRuleRow>(
+    `SELECT ${COLUMNS} FROM validation_rules WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE`,
+    [workspaceId, id],
+  );
   return rows[0] && toValidationRule(rows[0]);
 }
 

@@ -1,4 +1,4 @@
-// Segment handlers.
+// Segment handlers: reads through the queries, each change through the service in its operation's unit of work.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { segmentContract } from './segment.contract.js';
@@ -8,34 +8,34 @@ import { addSegmentMembers, changeSegment, createSegment, removeSegment, removeS
 const notFound = () => problem('not_found', 'no such segment');
 
 export const segmentHandlers = implement(segmentContract, {
-  async createSegment({ input, auth, deps }) {
+  async createSegment({ input, actor, mutate }) {
     const { name, type, conditions, customerIds } = input;
-    return createSegment(deps.db, auth.workspaceId, { name, type, conditions, customerIds });
+    return mutate((unit) => createSegment(unit, actor.workspaceId, { name, type, conditions, customerIds }));
   },
-  async getSegment({ input, auth, deps }) {
-    const segment = await findSegment(deps.db, auth.workspaceId, input.id);
+  async getSegment({ input, actor, deps }) {
+    const segment = await findSegment(deps.db, actor.workspaceId, input.id);
     if (!segment) throw notFound();
     return segment;
   },
-  async listSegments({ input, auth, deps }) {
-    return listSegments(deps.db, deps.cursors, auth.workspaceId, input);
+  async listSegments({ input, actor, deps }) {
+    return listSegments(deps.db, deps.cursors, actor.workspaceId, input);
   },
-  async updateSegment({ input, auth, deps }) {
+  async updateSegment({ input, actor, mutate }) {
     const { id, ...patch } = input;
-    return changeSegment(deps.db, auth.workspaceId, id, patch);
+    return mutate((unit) => changeSegment(unit, actor.workspaceId, id, patch));
   },
-  async deleteSegment({ input, auth, deps }) {
-    await removeSegment(deps.db, auth.workspaceId, input.id);
+  async deleteSegment({ input, actor, mutate }) {
+    await mutate((unit) => removeSegment(unit, actor.workspaceId, input.id));
   },
-  async addMembers({ input, auth, deps }) {
-    return addSegmentMembers(deps.db, auth.workspaceId, input.id, input.customerIds);
+  async addMembers({ input, actor, mutate }) {
+    return mutate((unit) => addSegmentMembers(unit, actor.workspaceId, input.id, input.customerIds));
   },
-  async removeMembers({ input, auth, deps }) {
-    return removeSegmentMembers(deps.db, auth.workspaceId, input.id, input.customerIds);
+  async removeMembers({ input, actor, mutate }) {
+    return mutate((unit) => removeSegmentMembers(unit, actor.workspaceId, input.id, input.customerIds));
   },
-  async listMembers({ input, auth, deps }) {
-    if (!(await findSegment(deps.db, auth.workspaceId, input.id))) throw notFound();
+  async listMembers({ input, actor, deps }) {
+    if (!(await findSegment(deps.db, actor.workspaceId, input.id))) throw notFound();
     const { id, ...page } = input;
-    return listMembers(deps.db, deps.cursors, auth.workspaceId, id, page);
+    return listMembers(deps.db, deps.cursors, actor.workspaceId, id, page);
   },
 });

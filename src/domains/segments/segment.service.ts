@@ -1,8 +1,9 @@
-// Segment use cases: AUTO membership computed from every customer when a segment is written, and re-evaluated for one
-// customer when that customer is written; every membership change records customer.segment.entered / .left in the
-// transaction that makes it.
+// Segment use cases, each in its operation's unit of work: AUTO membership computed from every customer when a segment
+// is written, and re-evaluated for one customer when that customer is written; every membership change records
+// customer.segment.entered / .left in the transaction that makes it.
+import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
-import { withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import type { Sql } from '../../platform/database.js';
 import { recordEvents, type EventType, type NewEvent } from '../events/index.js';
 import { evaluateConditions, type ConditionTree, type CustomerFacts } from '../rules/index.js';
 import {
@@ -36,6 +37,7 @@ function membershipEvents(workspaceId: string, pairs: { entered: Array<[string, 
   ];
 }
 
+const RESOURCE = 'segment';
 const notFound = () => problem('not_found', 'no such segment');
 
 /**
@@ -60,44 +62,46 @@ async function computeMembers(tx: Sql, workspaceId: string, segmentId: string, c
   }
 }
 
-async function addStaticMembers(tx: Sql, workspaceId: string, segmentId: string, customerIds: readonly string[]): Promise<void> {
+/** The number of customers who entered (those already in stay as they are). */
+async function addStaticMembers(tx: Sql, workspaceId: string, segmentId: string, customerIds: readonly string[]): Promise<number> {
   const missing = await findMissingCustomers(tx, workspaceId, customerIds);
   if (missing.length) throw invalidField('body.customerIds', `no customer in this workspace with id ${missing.join(', ')}`);
   const entered = await insertMembers(tx, workspaceId, segmentId, [...new Set(customerIds.map((id) => id.toLowerCase()))]);
   await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((c) => [c, segmentId]), left: [] }));
+  return entered.length;
 }
 
-export async function createSegment(db: Pool, workspaceId: string, body: CreateSegmentBody): Promise<Segment> {
-  return withTransaction(db, async (tx) => {
-    const conditions = body.type === 'AUTO' ? body.conditions! : null;
-    const segment = await insertSegment(tx, workspaceId, { name: body.name, type: body.type, conditions });
-    if (conditions) await computeMembers(tx, workspaceId, segment.id, conditions);
-    else if (body.customerIds) await addStaticMembers(tx, workspaceId, segment.id, body.customerIds);
-    return (await findSegment(tx, workspaceId, segment.id))!;
-  });
+export async function createSegment({ tx, record }: UnitOfWork, workspaceId: string, body: CreateSegmentBody): Promise<Segment> {
+  const conditions = body.type === 'AUTO' ? body.conditions! : null;
+  const inserted = await insertSegment(tx, workspaceId, { name: body.name, type: body.type, conditions });
+  if (conditions) await computeMembers(tx, workspaceId, inserted.id, conditions);
+  else if (body.customerIds) await addStaticMembers(tx, workspaceId, inserted.id, body.customerIds);
+  const segment = (await findSegment(tx, workspaceId, inserted.id))!;
+  record({ resourceType: RESOURCE, resourceId: segment.id, after: segment });
+  return segment;
 }
 
-export async function changeSegment(db: Pool, workspaceId: string, id: string, patch: UpdateSegmentBody): Promise<Segment> {
-  return withTransaction(db, async (tx) => {
-    const current = await findSegment(tx, workspaceId, id, { forUpdate: true });
-    if (!current) throw notFound();
-    if (patch.conditions !== undefined && current.type !== 'AUTO') {
-      throw invalidField('body.conditions', 'a STATIC segment has no conditions: add or remove members instead');
-    }
-    await updateSegmentRow(tx, workspaceId, id, patch);
-    if (patch.conditions !== undefined) await computeMembers(tx, workspaceId, id, patch.conditions);
-    return (await findSegment(tx, workspaceId, id))!;
-  });
+export async function changeSegment({ tx, record }: UnitOfWork, workspaceId: string, id: string, patch: UpdateSegmentBody): Promise<Segment> {
+  const before = await findSegment(tx, workspaceId, id, { forUpdate: true });
+  if (!before) throw notFound();
+  if (patch.conditions !== undefined && before.type !== 'AUTO') {
+    throw invalidField('body.conditions', 'a STATIC segment has no conditions: add or remove members instead');
+  }
+  await updateSegmentRow(tx, workspaceId, id, patch);
+  if (patch.conditions !== undefined) await computeMembers(tx, workspaceId, id, patch.conditions);
+  const segment = (await findSegment(tx, workspaceId, id))!;
+  record({ resourceType: RESOURCE, resourceId: id, before, after: segment });
+  return segment;
 }
 
 /** Deletes the segment; each member leaves it (with its event). */
-export async function removeSegment(db: Pool, workspaceId: string, id: string): Promise<void> {
-  await withTransaction(db, async (tx) => {
-    if (!(await findSegment(tx, workspaceId, id, { forUpdate: true }))) throw notFound();
-    const left = await deleteAllMembers(tx, workspaceId, id);
-    await recordEvents(tx, membershipEvents(workspaceId, { entered: [], left: left.map((c) => [c, id]) }));
-    await deleteSegmentRow(tx, workspaceId, id);
-  });
+export async function removeSegment({ tx, record }: UnitOfWork, workspaceId: string, id: string): Promise<void> {
+  const before = await findSegment(tx, workspaceId, id, { forUpdate: true });
+  if (!before) throw notFound();
+  const left = await deleteAllMembers(tx, workspaceId, id);
+  await recordEvents(tx, membershipEvents(workspaceId, { entered: [], left: left.map((c) => [c, id]) }));
+  await deleteSegmentRow(tx, workspaceId, id);
+  record({ resourceType: RESOURCE, resourceId: id, before });
 }
 
 async function staticSegment(tx: Sql, workspaceId: string, id: string): Promise<void> {
@@ -106,21 +110,20 @@ async function staticSegment(tx: Sql, workspaceId: string, id: string): Promise<
   if (segment.type !== 'STATIC') throw problem('conflict', 'the members of an AUTO segment follow its conditions: change them instead');
 }
 
-export async function addSegmentMembers(db: Pool, workspaceId: string, id: string, customerIds: readonly string[]): Promise<Segment> {
-  return withTransaction(db, async (tx) => {
-    await staticSegment(tx, workspaceId, id);
-    await addStaticMembers(tx, workspaceId, id, customerIds);
-    return (await findSegment(tx, workspaceId, id))!;
-  });
+/** Its entry names the segment and how many customers entered; each one's event names the customer. */
+export async function addSegmentMembers({ tx, record }: UnitOfWork, workspaceId: string, id: string, customerIds: readonly string[]): Promise<Segment> {
+  await staticSegment(tx, workspaceId, id);
+  const added = await addStaticMembers(tx, workspaceId, id, customerIds);
+  record({ resourceType: RESOURCE, resourceId: id, after: { added } });
+  return (await findSegment(tx, workspaceId, id))!;
 }
 
-export async function removeSegmentMembers(db: Pool, workspaceId: string, id: string, customerIds: readonly string[]): Promise<Segment> {
-  return withTransaction(db, async (tx) => {
-    await staticSegment(tx, workspaceId, id);
-    const left = await deleteMembers(tx, workspaceId, id, [...new Set(customerIds.map((c) => c.toLowerCase()))]);
-    await recordEvents(tx, membershipEvents(workspaceId, { entered: [], left: left.map((c) => [c, id]) }));
-    return (await findSegment(tx, workspaceId, id))!;
-  });
+export async function removeSegmentMembers({ tx, record }: UnitOfWork, workspaceId: string, id: string, customerIds: readonly string[]): Promise<Segment> {
+  await staticSegment(tx, workspaceId, id);
+  const left = await deleteMembers(tx, workspaceId, id, [...new Set(customerIds.map((c) => c.toLowerCase()))]);
+  await recordEvents(tx, membershipEvents(workspaceId, { entered: [], left: left.map((c) => [c, id]) }));
+  record({ resourceType: RESOURCE, resourceId: id, after: { removed: left.length } });
+  return (await findSegment(tx, workspaceId, id))!;
 }
 
 /**

@@ -159,6 +159,18 @@ export async function findVoucherByCode(db: Sql, workspaceId: string, code: stri
 }
 
 /**
+ * The voucher as it is before a change, locked until the caller's transaction ends (its audit entry's `before`). NO KEY
+ * UPDATE lets redemptions referencing the voucher insert meanwhile; their counter update waits for the commit.
+ */
+export async function lockVoucherByCode(tx: Sql, workspaceId: string, code: string): Promise<Voucher | undefined> {
+  const { rows } = await tx.query<VoucherRow>(
+    `SELECT ${COLUMNS} FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE' FOR NO KEY UPDATE`,
+    [workspaceId, code],
+  );
+  return rows[0] && toVoucher(rows[0]);
+}
+
+/**
  * Applies the fields present in the patch ($3 names them), guarded in SQL: dates in order, the limit not below the
  * uses already made, a discount only on DISCOUNT vouchers. Undefined when the voucher is missing or a guard failed.
  */
@@ -210,9 +222,13 @@ export async function updateVoucherActive(db: Sql, workspaceId: string, code: st
   return rows[0] && toVoucher(rows[0]);
 }
 
-export async function deleteVoucherByCode(db: Sql, workspaceId: string, code: string): Promise<boolean> {
-  const { rowCount } = await db.query("DELETE FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE'", [workspaceId, code]);
-  return (rowCount ?? 0) > 0;
+/** The deleted voucher as it was, or undefined when there was none. */
+export async function deleteVoucherByCode(db: Sql, workspaceId: string, code: string): Promise<Voucher | undefined> {
+  const { rows } = await db.query<VoucherRow>(
+    `DELETE FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE' RETURNING ${COLUMNS}`,
+    [workspaceId, code],
+  );
+  return rows[0] && toVoucher(rows[0]);
 }
 
 export function listVouchers(db: Sql, cursors: CursorCodec, workspaceId: string, page: PageRequest & { campaignId?: string | undefined }) {

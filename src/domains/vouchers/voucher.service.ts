@@ -1,17 +1,19 @@
-// Voucher use cases. Every voucher write goes through here, so the redemption engine can learn of each change.
+// Voucher use cases. Every voucher write goes through here, inside the operation's unit of work: each records its
+// change and emits its event in the transaction that writes it (the handler tells the engine after the commit).
+import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
-import { sqlState, withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { sqlState, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
 import { applyVoucherTemplate, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
 import {
   deleteVoucherByCode,
-  findVoucherByCode,
   insertGeneratedVouchers,
   insertGiftCredits,
   insertVoucher,
   lockCodeGeneration,
+  lockVoucherByCode,
   patchVoucher,
   refreshVoucherStatistics,
   updateVoucherActive,
@@ -42,21 +44,35 @@ async function requireCampaign(db: Sql, workspaceId: string, campaignId: string)
   return campaign;
 }
 
-/** A gift card's credits and its CREDITS_ADDED ledger entry commit together: the ledger always sums to the balance. */
-export async function createVoucher(db: Pool, workspaceId: string, input: CreateVoucherBody): Promise<Voucher> {
+/**
+ * A gift card's credits and its CREDITS_ADDED ledger entry commit together: the ledger always sums to the balance.
+ * A campaign deleted before the insert fails its foreign key, which aborts the unit: it answers 404, nothing commits.
+ */
+export async function createVoucher({ tx, record, emit }: UnitOfWork, workspaceId: string, input: CreateVoucherBody): Promise<Voucher> {
   const { code, campaignId, ...settings } = input;
-  return withTransaction(db, async (tx) => {
-    const campaign = campaignId ? await requireCampaign(tx, workspaceId, campaignId) : undefined;
-    const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign));
-    const unknownRules = await unknownValidationRules(tx, workspaceId, fields.validationRuleIds);
-    if (unknownRules) throw unknownRules;
-    const voucher = code
-      ? await insertVoucher(tx, workspaceId, campaign?.id ?? null, code, fields)
-      : await insertWithGeneratedCode(tx, workspaceId, campaign, fields);
-    if (!voucher) throw problem('conflict', `a voucher with code ${code} exists already`);
-    if (fields.giftAmount !== null) await insertGiftCredits(tx, workspaceId, voucher.id, fields.giftAmount, fields.giftAmount);
-    return voucher;
-  }).catch(campaignGone);
+  const voucher = await insertVoucherFromTemplate(tx, workspaceId, code, campaignId, settings).catch(campaignGone);
+  record({ resourceType: 'voucher', resourceId: voucher.id, after: voucher });
+  emit('voucher.created', { voucherId: voucher.id, code: voucher.code, voucher });
+  return voucher;
+}
+
+async function insertVoucherFromTemplate(
+  tx: Sql,
+  workspaceId: string,
+  code: string | undefined,
+  campaignId: string | undefined,
+  settings: Omit<CreateVoucherBody, 'code' | 'campaignId'>,
+): Promise<Voucher> {
+  const campaign = campaignId ? await requireCampaign(tx, workspaceId, campaignId) : undefined;
+  const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign));
+  const unknownRules = await unknownValidationRules(tx, workspaceId, fields.validationRuleIds);
+  if (unknownRules) throw unknownRules;
+  const voucher = code
+    ? await insertVoucher(tx, workspaceId, campaign?.id ?? null, code, fields)
+    : await insertWithGeneratedCode(tx, workspaceId, campaign, fields);
+  if (!voucher) throw problem('conflict', `a voucher with code ${code} exists already`);
+  if (fields.giftAmount !== null) await insertGiftCredits(tx, workspaceId, voucher.id, fields.giftAmount, fields.giftAmount);
+  return voucher;
 }
 
 async function insertWithGeneratedCode(tx: Sql, workspaceId: string, campaign: Campaign | undefined, fields: VoucherFields) {
@@ -70,18 +86,25 @@ async function insertWithGeneratedCode(tx: Sql, workspaceId: string, campaign: C
   throw problem('conflict', 'no free code found with the campaign codeConfig; give a code or widen the codeConfig');
 }
 
-export async function updateVoucher(db: Pool, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<Voucher> {
-  const unknownRules = await unknownValidationRules(db, workspaceId, patch.validationRuleIds);
-  if (unknownRules) throw (await findVoucherByCode(db, workspaceId, code)) ? unknownRules : voucherNotFound();
-  const updated = await patchVoucher(db, workspaceId, code, patch);
-  if (updated) return updated;
-  throw await refusedUpdate(db, workspaceId, code, patch);
+async function requireVoucher(tx: Sql, workspaceId: string, code: string): Promise<Voucher> {
+  const voucher = await lockVoucherByCode(tx, workspaceId, code);
+  if (!voucher) throw voucherNotFound();
+  return voucher;
 }
 
-/** Names the SQL guard that refused an update. */
-async function refusedUpdate(db: Sql, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<ProblemError> {
-  const current = await findVoucherByCode(db, workspaceId, code);
-  if (!current) return voucherNotFound();
+export async function updateVoucher({ tx, record, emit }: UnitOfWork, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<Voucher> {
+  const before = await requireVoucher(tx, workspaceId, code);
+  const unknownRules = await unknownValidationRules(tx, workspaceId, patch.validationRuleIds);
+  if (unknownRules) throw unknownRules;
+  const after = await patchVoucher(tx, workspaceId, code, patch);
+  if (!after) throw refusedUpdate(before, patch);
+  record({ resourceType: 'voucher', resourceId: after.id, before, after });
+  emit('voucher.updated', { voucherId: after.id, code: after.code, voucher: after });
+  return after;
+}
+
+/** Names the SQL guard that refused an update of the (locked, so unchanged) voucher. */
+function refusedUpdate(current: Voucher, patch: UpdateVoucherBody): ProblemError {
   if (patch.discount && current.type !== 'DISCOUNT') return invalid('body.discount', 'only DISCOUNT vouchers have a discount');
   const startDate = patch.startDate !== undefined ? patch.startDate : current.startDate;
   const expirationDate = patch.expirationDate !== undefined ? patch.expirationDate : current.expirationDate;
@@ -95,46 +118,68 @@ async function refusedUpdate(db: Sql, workspaceId: string, code: string, patch: 
   return problem('conflict', 'the voucher changed during the update; retry');
 }
 
-export async function disableVoucher(db: Pool, workspaceId: string, code: string): Promise<Voucher> {
-  const voucher = await updateVoucherActive(db, workspaceId, code, false);
-  if (!voucher) throw voucherNotFound();
-  return voucher;
+export async function disableVoucher(unit: UnitOfWork, workspaceId: string, code: string): Promise<Voucher> {
+  return setVoucherActive(unit, workspaceId, code, { active: false, event: 'voucher.disabled' });
 }
 
-export async function enableVoucher(db: Pool, workspaceId: string, code: string): Promise<Voucher> {
-  const voucher = await updateVoucherActive(db, workspaceId, code, true);
-  if (!voucher) throw voucherNotFound();
-  return voucher;
+export async function enableVoucher(unit: UnitOfWork, workspaceId: string, code: string): Promise<Voucher> {
+  return setVoucherActive(unit, workspaceId, code, { active: true, event: 'voucher.enabled' });
 }
 
-export async function deleteVoucher(db: Pool, workspaceId: string, code: string): Promise<void> {
-  if (!(await deleteVoucherByCode(db, workspaceId, code))) throw voucherNotFound();
+async function setVoucherActive(
+  { tx, record, emit }: UnitOfWork,
+  workspaceId: string,
+  code: string,
+  change: { active: boolean; event: 'voucher.disabled' | 'voucher.enabled' },
+): Promise<Voucher> {
+  const before = await requireVoucher(tx, workspaceId, code);
+  const after = await updateVoucherActive(tx, workspaceId, code, change.active);
+  if (!after) throw voucherNotFound();
+  record({ resourceType: 'voucher', resourceId: after.id, before, after });
+  emit(change.event, { voucherId: after.id, code: after.code, voucher: after });
+  return after;
 }
 
-/** Bulk creation in one transaction: every code unique, the campaign template copied into every voucher. */
+export async function deleteVoucher({ tx, record, emit }: UnitOfWork, workspaceId: string, code: string): Promise<void> {
+  const before = await deleteVoucherByCode(tx, workspaceId, code);
+  if (!before) throw voucherNotFound();
+  record({ resourceType: 'voucher', resourceId: before.id, before });
+  emit('voucher.deleted', { voucherId: before.id, code: before.code });
+}
+
+/**
+ * Bulk creation in the unit's one transaction: every code unique, the campaign template copied into every voucher.
+ * The audit entry is one for the whole batch, on the campaign (`after: { generated }`), and no event per code: a
+ * million codes must not make a million entries or events.
+ */
 export async function generateVouchers(
-  db: Pool,
+  { tx, record }: UnitOfWork,
   workspaceId: string,
   campaignId: string,
   request: GenerateVouchersBody,
 ): Promise<GeneratedVouchers> {
-  return withTransaction(db, async (tx) => {
-    const campaign = await requireCampaign(tx, workspaceId, campaignId);
-    const fields = fieldsOrThrow(applyVoucherTemplate({}, campaign, 'campaign.voucher'));
-    const spec = resolveCodeSpec({ ...campaign.voucher?.codeConfig, ...request.codeConfig });
-    const refusal = codeSpecProblem(spec, request.count);
-    if (refusal) throw invalid('body.codeConfig', refusal);
-    await lockCodeGeneration(tx, workspaceId);
-    const codes = await insertUniqueCodes(tx, workspaceId, campaignId, fields, spec, request.count);
-    return { campaignId, count: codes.length, codes };
-  })
-    .catch(campaignGone)
-    .then(async (generated) => {
-      // Thousands of new rows at once: fresh planner statistics now, not at autovacuum's next round (or never, where it
-      // is off), or lookups by code may be planned as scans of the workspace's vouchers.
-      if (generated.count >= ANALYZE_AFTER) await refreshVoucherStatistics(db).catch(() => undefined);
-      return generated;
-    });
+  const codes = await insertCampaignCodes(tx, workspaceId, campaignId, request).catch(campaignGone);
+  record({ resourceType: 'campaign', resourceId: campaignId, after: { generated: codes.length } });
+  return { campaignId, count: codes.length, codes };
+}
+
+async function insertCampaignCodes(tx: Sql, workspaceId: string, campaignId: string, request: GenerateVouchersBody): Promise<string[]> {
+  const campaign = await requireCampaign(tx, workspaceId, campaignId);
+  const fields = fieldsOrThrow(applyVoucherTemplate({}, campaign, 'campaign.voucher'));
+  const spec = resolveCodeSpec({ ...campaign.voucher?.codeConfig, ...request.codeConfig });
+  const refusal = codeSpecProblem(spec, request.count);
+  if (refusal) throw invalid('body.codeConfig', refusal);
+  await lockCodeGeneration(tx, workspaceId);
+  return insertUniqueCodes(tx, workspaceId, campaignId, fields, spec, request.count);
+}
+
+/**
+ * After a bulk generation has committed (ANALYZE is maintenance, not part of the change). Thousands of new rows at
+ * once: fresh planner statistics now, not at autovacuum's next round (or never, where it is off), or lookups by code
+ * may be planned as scans of the workspace's vouchers.
+ */
+export async function refreshStatisticsAfterGeneration(db: Sql, generated: GeneratedVouchers): Promise<void> {
+  if (generated.count >= ANALYZE_AFTER) await refreshVoucherStatistics(db).catch(() => undefined);
 }
 
 const ANALYZE_AFTER = 1_000;

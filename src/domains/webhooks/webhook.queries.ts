@@ -68,11 +68,17 @@ export async function insertEndpoint(db: Sql, workspaceId: string, endpoint: New
   return toEndpoint(rows[0]!);
 }
 
-export async function findEndpoint(db: Sql, workspaceId: string, id: string): Promise<WebhookEndpoint | undefined> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [
-    workspaceId,
-    id,
-  ]);
+/** `forUpdate` locks the row until the transaction ends: the endpoint as it is before this transaction changes it. */
+export async function findEndpoint(
+  db: Sql,
+  workspaceId: string,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<WebhookEndpoint | undefined> {
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2${options.forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+    [workspaceId, id],
+  );
   return rows[0] && toEndpoint(rows[0]);
 }
 
@@ -112,9 +118,13 @@ export async function updateEndpoint(
   return rows[0] && toEndpoint(rows[0]);
 }
 
-export async function deleteEndpoint(db: Sql, workspaceId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
-  return (rowCount ?? 0) > 0;
+/** The endpoint as it was, or undefined when there is none. */
+export async function deleteEndpoint(db: Sql, workspaceId: string, id: string): Promise<WebhookEndpoint | undefined> {
+  const { rows } = await db.query<EndpointRow>(`DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2 RETURNING ${COLUMNS}`, [
+    workspaceId,
+    id,
+  ]);
+  return rows[0] && toEndpoint(rows[0]);
 }
 
 /** The current secret becomes the previous one for `overlapSeconds` (0 drops it at once). */

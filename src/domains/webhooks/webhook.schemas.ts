@@ -1,6 +1,7 @@
 // Webhook resources: endpoints (subscription, target, secret state), their deliveries and each delivery's attempts.
 import { z } from 'zod';
 import { ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { secret } from '../../contract/secrets.js';
 import { EVENT_TYPES } from '../events/event.schemas.js';
 
 export const WebhookUrl = z
@@ -34,7 +35,7 @@ export const WebhookEndpoint = z
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({
-  secret: z.string().meta({ description: 'The signing secret (UTF-8 bytes key the HMAC). Shown in this response only.' }),
+  secret: secret(z.string().meta({ description: 'The signing secret (UTF-8 bytes key the HMAC). Shown in this response only.' })),
 }).meta({ id: 'WebhookEndpointWithSecret' });
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'retry_scheduled', 'dead'] as const;

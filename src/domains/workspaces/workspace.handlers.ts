@@ -1,28 +1,40 @@
-// Workspace handlers.
+// Workspace handlers: each write is one unit of work (the change and its audit entry commit together).
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { workspaceContract } from './workspace.contract.js';
-import { findWorkspace, updateWorkspace } from './workspace.queries.js';
+import { findWorkspace, lockWorkspace, updateWorkspace } from './workspace.queries.js';
 import { canonicalTimeZone } from './workspace.schemas.js';
-import { createWorkspace } from './workspace.service.js';
+import { insertWorkspaceWithFirstKey } from './workspace.service.js';
 
 const notFound = () => problem('not_found', 'workspace not found');
 
 export const workspaceHandlers = implement(workspaceContract, {
-  async createWorkspace({ input, deps }) {
-    return createWorkspace(deps.db, input.name);
+  async createWorkspace({ input, mutate }) {
+    return mutate(async ({ tx, record }) => {
+      const created = await insertWorkspaceWithFirstKey(tx, input.name);
+      // The entry belongs to the caller's workspace (the unit's) and names the new one; the key it shows once is not
+      // recorded.
+      record({ resourceType: 'workspace', resourceId: created.id, after: { id: created.id, name: created.name } });
+      return created;
+    });
   },
-  async getCurrentWorkspace({ auth, deps }) {
-    const workspace = await findWorkspace(deps.db, auth.workspaceId);
+  async getCurrentWorkspace({ actor, deps }) {
+    const workspace = await findWorkspace(deps.db, actor.workspaceId);
     if (!workspace) throw notFound();
     return workspace;
   },
-  async updateWorkspace({ input, auth, deps }) {
+  async updateWorkspace({ input, actor, deps, mutate }) {
     const patch = input.timeZone === undefined ? input : { ...input, timeZone: canonicalTimeZone(input.timeZone) };
-    const workspace = await updateWorkspace(deps.db, auth.workspaceId, patch);
-    if (!workspace) throw notFound();
+    const workspace = await mutate(async ({ tx, record }) => {
+      const before = await lockWorkspace(tx, actor.workspaceId);
+      if (!before) throw notFound();
+      const after = await updateWorkspace(tx, actor.workspaceId, patch);
+      if (!after) throw notFound();
+      record({ resourceType: 'workspace', resourceId: actor.workspaceId, before, after });
+      return after;
+    });
     // The partitions re-read what depends on the time zone (budget periods, schedules).
-    await deps.engine.rulesChanged(auth.workspaceId);
+    await deps.engine.rulesChanged(actor.workspaceId);
     return workspace;
   },
 });

@@ -34,6 +34,12 @@ export async function findWorkspace(db: Sql, workspaceId: string): Promise<Works
   return rows[0] && toWorkspace(rows[0]);
 }
 
+/** The workspace as it is before a change, locked until the caller's transaction ends (its audit entry's `before`). */
+export async function lockWorkspace(tx: Sql, workspaceId: string): Promise<Workspace | undefined> {
+  const { rows } = await tx.query<WorkspaceRow>(`SELECT ${COLUMNS} FROM workspaces WHERE workspace_id = $1 FOR NO KEY UPDATE`, [workspaceId]);
+  return rows[0] && toWorkspace(rows[0]);
+}
+
 /**
  * Applies the fields present in the patch ($2 names them). A changed stack limit or time zone bumps
  * promotions_version, so qualification indexes built on the old settings are rebuilt.

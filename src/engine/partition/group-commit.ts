@@ -1,26 +1,29 @@
-// A batch of decisions becomes one plan, written in one statement (hot-path.sql.ts): idempotency keys, the guarded
-// counter updates, then the rows (redemptions, rollbacks, ledger, outbox events). Any guard that does not hold undoes
-// everything and says which part was stale, so the partition reloads it and decides again.
+// A batch of decisions becomes one plan, written in one statement (batch-commit.sql.ts): idempotency keys, the guarded
+// counter updates and validation sessions, then the rows (redemptions, rollbacks, ledger, outbox events). Any guard
+// that does not hold undoes everything and says which part was stale, so the partition reloads it and decides again.
+import type { AuditTrail } from '../../contract/handler.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
 import type { NewEvent } from '../../domains/events/index.js';
 import type { VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import type { Order } from '../../domains/redemptions/redemption.schemas.js';
-import type { Pool } from '../../platform/database.js';
+import { withTransaction, type Pool } from '../../platform/database.js';
+import { recordAuditedWrites, type AuditedWrite } from './audited-writes.js';
 import {
   commitBatch,
-  loadIdempotencyKeys,
   settleBalances,
+  type BatchResult,
+  type BatchWrites,
   type BudgetDelta,
   type LedgerRow,
   type RedemptionRow,
   type RollbackRow,
-  type StoredKey,
+  type SessionWrite,
   type UsageDelta,
-  type UsageKey,
   type VoucherAfter,
   type VoucherDelta,
-} from './hot-path.sql.js';
+} from './batch-commit.sql.js';
+import { loadIdempotencyKeys, type StoredKey, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
 
 export interface WritePlan {
   keys: StoredKey[];
@@ -36,6 +39,10 @@ export interface WritePlan {
   events: NewEvent[];
   /** Net budget change by `campaign period`. */
   budgets: Map<string, BudgetDelta>;
+  /** Rollbacks, adjustments and session releases, each with its operation's trail: their entries commit with the batch. */
+  audited: AuditedWrite[];
+  /** Validation sessions by `voucherId key`: the last state the batch decided for each. */
+  sessions: Map<string, SessionWrite>;
 }
 
 export function emptyPlan(): WritePlan {
@@ -50,13 +57,15 @@ export function emptyPlan(): WritePlan {
     ledger: new Map(),
     events: [],
     budgets: new Map(),
+    audited: [],
+    sessions: new Map(),
   };
 }
 
 export const usageKey = (voucherId: string, customerId: string) => `${voucherId} ${customerId}`;
 
 export function isEmpty(plan: WritePlan): boolean {
-  return plan.keys.length === 0 && plan.deltas.size === 0 && plan.rollbackIds.length === 0 && plan.events.length === 0;
+  return plan.keys.length === 0 && plan.deltas.size === 0 && plan.rollbackIds.length === 0 && plan.events.length === 0 && plan.audited.length === 0 && plan.sessions.size === 0;
 }
 
 export type CommitResult =
@@ -73,25 +82,13 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
   ...part,
 });
 
-/** Commits a plan in one statement (its own transaction). A failed guard names what was stale, to reload. */
+/**
+ * Commits a plan in one statement (its own transaction). A failed guard names what was stale, to reload. A plan with
+ * audited writes adds their entries (and events) in that transaction; a plan of redemptions only stays one statement.
+ */
 export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResult> {
-  const deltas = [...plan.deltas.values()];
-  const usage = [...plan.usage.values()].filter((u) => u.delta !== 0);
-  const ledger: LedgerRow[] = [...plan.ledger.values()].flat();
-  const result = await commitBatch(db, {
-    keys: plan.keys,
-    rollbackIds: plan.rollbackIds,
-    deltas,
-    usage,
-    usageLimits: [...plan.usageLimits].flatMap(([voucherId, limit]) =>
-      limit !== null && usage.some((u) => u.voucherId === voucherId && u.delta > 0) ? [{ voucherId, limit }] : [],
-    ),
-    redemptions: plan.redemptions,
-    rollbacks: plan.rollbacks,
-    ledger,
-    events: plan.events,
-    budgets: [...plan.budgets.values()].filter((b) => b.uses !== 0 || b.amount !== 0),
-  });
+  const writes = batchWritesOf(plan);
+  const result = plan.audited.length ? await commitAudited(db, plan, writes) : await commitBatch(db, writes);
   if (!result.ok) {
     switch (result.failed) {
       case 'keys': {
@@ -102,19 +99,68 @@ export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResul
       case 'rollbacks':
         return failed({ racedRollbacks: plan.rollbackIds });
       case 'vouchers':
-        return failed({ staleVouchers: deltas.map((d) => d.id) });
+        return failed({ staleVouchers: [...new Set([...writes.deltas.map((d) => d.id), ...writes.sessions.map((s) => s.voucherId)])] });
       case 'usage':
-        return failed({ staleUsage: usage.map((u) => ({ voucherId: u.voucherId, customerId: u.customerId })) });
+        return failed({ staleUsage: writes.usage.map((u) => ({ voucherId: u.voucherId, customerId: u.customerId })) });
       case 'budget':
         return failed({ staleBudgets: [...new Set([...plan.budgets.values()].map((b) => b.campaignId))] });
     }
   }
-  // The replies that show a ledger entry's balance (top-ups) get the same figures the statement computed.
-  for (const after of result.vouchers) {
+  settle(plan, result.vouchers);
+  return { ok: true, vouchers: result.vouchers, usage: result.usage };
+}
+
+function batchWritesOf(plan: WritePlan): BatchWrites {
+  const usage = [...plan.usage.values()].filter((u) => u.delta !== 0);
+  return {
+    keys: plan.keys,
+    rollbackIds: plan.rollbackIds,
+    deltas: [...plan.deltas.values()],
+    usage,
+    usageLimits: [...plan.usageLimits].flatMap(([voucherId, limit]) =>
+      limit !== null && usage.some((u) => u.voucherId === voucherId && u.delta > 0) ? [{ voucherId, limit }] : [],
+    ),
+    redemptions: plan.redemptions,
+    rollbacks: plan.rollbacks,
+    ledger: [...plan.ledger.values()].flat(),
+    events: plan.events,
+    budgets: [...plan.budgets.values()].filter((b) => b.uses !== 0 || b.amount !== 0),
+    sessions: [...plan.sessions.values()],
+  };
+}
+
+/** The ledger rows (shown by top-up replies, adjustment entries and events) get the balances the statement computed. */
+function settle(plan: WritePlan, vouchers: readonly VoucherAfter[]): void {
+  for (const after of vouchers) {
     const rows = plan.ledger.get(after.id);
     if (rows) settleBalances(rows, after.giftBalance ?? 0);
   }
-  return { ok: true, vouchers: result.vouchers, usage: result.usage };
+}
+
+/** A failed guard inside the audited transaction: rolls it back, then is answered like any failed guard. */
+class GuardFailed extends Error {
+  constructor(readonly result: Extract<BatchResult, { ok: false }>) {
+    super(`engine guard: ${result.failed}`);
+  }
+}
+
+/**
+ * The batch statement, then the audit entries and events of its rollbacks and adjustments, in one transaction: they
+ * commit together or not at all, and a retried batch (guard failure, deadlock) starts from nothing, never doubled.
+ */
+async function commitAudited(db: Pool, plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
+  try {
+    return await withTransaction(db, async (tx) => {
+      const result = await commitBatch(tx, writes);
+      if (!result.ok) throw new GuardFailed(result);
+      settle(plan, result.vouchers);
+      await recordAuditedWrites(tx, plan.audited);
+      return result;
+    });
+  } catch (error) {
+    if (error instanceof GuardFailed) return error.result;
+    throw error;
+  }
 }
 
 export interface RedemptionDraft {
@@ -167,6 +213,19 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   return id;
 }
 
+/** Adds a rollback's row, its voucher.redeemed.rolled_back event and its audit entry (the counters: planDelta etc.). */
+export function planRollback(plan: WritePlan, redemption: StoredRedemption, rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount'>, trail: AuditTrail): void {
+  const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount };
+  plan.rollbackIds.push(redemption.id);
+  plan.rollbacks.push(row);
+  plan.events.push({
+    workspaceId: row.workspaceId,
+    type: 'voucher.redeemed.rolled_back',
+    payload: { rollbackId: row.id, redemptionId: row.redemptionId, voucherCode: row.voucherCode, amount: row.amount },
+  });
+  plan.audited.push({ kind: 'rollback', trail, rollback: row });
+}
+
 /**
  * Adds a redemption (+1) or a rollback (-1) to the usage of its campaign's budget periods, with their limits: the
  * commit statement adds it under a guard, so the budget holds across partitions and processes. `at` is when the
@@ -190,6 +249,17 @@ export function planBudget(plan: WritePlan, v: VoucherSnapshot, at: number, uses
     delta.amount += uses > 0 ? amount : -amount;
     plan.budgets.set(key, delta);
   }
+}
+
+/** Sets the state a validation session of a voucher ends the batch in: a reservation until `expiresAt`, or none. */
+export function planSession(plan: WritePlan, v: { id: string; workspaceId: string }, key: string, reservation: { amount: number; expiresAt: number } | null): void {
+  plan.sessions.set(`${v.id} ${key}`, {
+    workspaceId: v.workspaceId,
+    voucherId: v.id,
+    key,
+    amount: reservation?.amount ?? 0,
+    expiresAt: reservation ? new Date(reservation.expiresAt) : null,
+  });
 }
 
 /** Adds uses and a balance change to a voucher's counter update, under the settings versions the decision saw. */
@@ -228,6 +298,8 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
     merged.redemptions.push(...plan.redemptions);
     merged.rollbacks.push(...plan.rollbacks);
     merged.events.push(...plan.events);
+    merged.audited.push(...plan.audited);
+    for (const [key, session] of plan.sessions) merged.sessions.set(key, session);
     for (const [id, d] of plan.deltas) {
       const into = merged.deltas.get(id);
       if (into) {

@@ -1,8 +1,9 @@
-// The hot state a partition keeps of its vouchers: the committed snapshot, per-customer use counts, and what stack
-// holds and the batch being committed take from it. Bounded (lru-cache); an entry older than the TTL, or marked stale,
+// The hot state a partition keeps of its vouchers: the committed snapshot, per-customer use counts, live validation
+// sessions, and what stack holds and the batch being committed take from it. Bounded (lru-cache); an entry older than the TTL, or marked stale,
 // is reloaded from PostgreSQL before its next decision.
 import { LRUCache } from 'lru-cache';
-import type { UseContext, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import type { Reserved, UseContext, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import { SessionBook, type Reservation } from './session-reservations.js';
 
 export interface Hold {
   voucherKey: string;
@@ -18,6 +19,8 @@ export interface HotVoucher {
   stale: boolean;
   /** Committed uses per customer id, loaded on demand. */
   customerUses: Map<string, number>;
+  /** Live reservations of validation sessions, as committed. */
+  sessions: SessionBook;
   heldUses: number;
   heldBalance: number;
   heldByCustomer: Map<string, number>;
@@ -29,12 +32,24 @@ export interface HotVoucher {
 
 export const voucherKey = (workspaceId: string, code: string) => `${workspaceId}\u0000${code}`;
 
-export function emptyEntry(snapshot: VoucherSnapshot | null, now: number): HotVoucher {
+/** A request names a voucher code, or a promotion tier (a voucher row of kind TIER): the other kind is not found. */
+export function ofKind(entry: HotVoucher | undefined, kind: 'CODE' | 'TIER' | undefined): VoucherSnapshot | undefined {
+  const v = entry?.snapshot ?? undefined;
+  return v && v.kind === (kind ?? 'CODE') ? v : undefined;
+}
+
+/** The use context of a request whose voucher is unknown: nothing used, held or reserved. */
+export function noUse(customer: { id: string | null; given: boolean }): UseContext {
+  return { customerId: customer.id, customerGiven: customer.given, customerUses: 0, heldUses: 0, heldBalance: 0 };
+}
+
+export function emptyEntry(snapshot: VoucherSnapshot | null, now: number, sessions: SessionBook = new SessionBook()): HotVoucher {
   return {
     snapshot,
     loadedAt: now,
     stale: false,
     customerUses: new Map(),
+    sessions,
     heldUses: 0,
     heldBalance: 0,
     heldByCustomer: new Map(),
@@ -69,17 +84,18 @@ export class VoucherStateCache {
     return entry;
   }
 
-  /** Stores a freshly loaded snapshot, keeping what holds and a running batch take from the voucher. */
-  store(key: string, snapshot: VoucherSnapshot | null, now: number): HotVoucher {
+  /** Stores a freshly loaded snapshot and its sessions, keeping what holds and a running batch take from the voucher. */
+  store(key: string, snapshot: VoucherSnapshot | null, now: number, sessions: Iterable<readonly [string, Reservation]> = []): HotVoucher {
     const previous = this.entries.peek(key);
     if (previous && previous.snapshot?.id === snapshot?.id) {
       previous.snapshot = snapshot;
       previous.loadedAt = now;
       previous.stale = false;
       previous.customerUses.clear();
+      previous.sessions = new SessionBook(sessions);
       return previous;
     }
-    const entry = emptyEntry(snapshot, now);
+    const entry = emptyEntry(snapshot, now, new SessionBook(sessions));
     this.entries.set(key, entry);
     return entry;
   }
@@ -110,8 +126,17 @@ export class VoucherStateCache {
   }
 }
 
-/** What a decision about `entry` must count as taken: holds, the batch in commit, and earlier items of this batch. */
-export function useContext(entry: HotVoucher, customerId: string | null, customerGiven: boolean, extra?: { uses: number; balance: number; byCustomer: number }): UseContext {
+/**
+ * What a decision about `entry` must count as taken: holds, the batch in commit, earlier items of this batch, and the
+ * live reservations of other sessions (`reserved`).
+ */
+export function useContext(
+  entry: HotVoucher,
+  customerId: string | null,
+  customerGiven: boolean,
+  extra: { uses: number; balance: number; byCustomer: number } | undefined,
+  reserved: Reserved,
+): UseContext {
   const committedByCustomer = customerId ? (entry.customerUses.get(customerId) ?? 0) : 0;
   const heldByCustomer = customerId ? (entry.heldByCustomer.get(customerId) ?? 0) + (entry.pendingByCustomer.get(customerId) ?? 0) : 0;
   return {
@@ -120,5 +145,6 @@ export function useContext(entry: HotVoucher, customerId: string | null, custome
     customerUses: committedByCustomer + heldByCustomer + (extra?.byCustomer ?? 0),
     heldUses: entry.heldUses + entry.pendingUses + (extra?.uses ?? 0),
     heldBalance: entry.heldBalance + entry.pendingBalance + (extra?.balance ?? 0),
+    ...(reserved.uses ? { reserved } : {}),
   };
 }

@@ -1,7 +1,8 @@
 // Stack redemption across partitions: snapshot the vouchers, apply the stack rules, hold one use of each (holds never
 // block, so the partitions are asked at once and none ever waits on another), write the whole stack in one statement
 // (voucher rows locked in id order: deadlock-free; concurrent stacks are group-committed), then confirm or release.
-// Atomic: every voucher is redeemed, or none is and nothing is recorded but the idempotency key's refusal.
+// Atomic: every voucher is redeemed, or none is and nothing is recorded but the idempotency key's refusal. An entry's
+// validation session counts its own reservation as available and is consumed by the stack's commit.
 import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
@@ -11,12 +12,14 @@ import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.
 import type { Pool } from '../../platform/database.js';
 import type { HoldItem } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
-import { emptyPlan, PlanCommitter, planRedemption } from '../partition/group-commit.js';
+import { emptyPlan, PlanCommitter, planRedemption, planSession } from '../partition/group-commit.js';
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
 /** A stack whose tier entries name their tier's internal code. */
-type ResolvedStack = Omit<StackRequest, 'vouchers'> & { vouchers: Array<{ code: string; amount?: number | undefined; tierId?: string | undefined }> };
+type ResolvedStack = Omit<StackRequest, 'vouchers'> & {
+  vouchers: Array<{ code: string; amount?: number | undefined; tierId?: string | undefined; session?: { key: string } | undefined }>;
+};
 
 const ATTEMPTS = 6;
 
@@ -88,6 +91,7 @@ export class StackRedemption {
             configVersion: member.voucher.configVersion,
             campaignVersion: member.voucher.campaign?.version ?? null,
             balance: member.grant.kind === 'GIFT' ? member.grant.amount : 0,
+            session: request.vouchers[member.index]!.session?.key,
           },
         ]);
       }
@@ -120,6 +124,8 @@ export class StackRedemption {
           createdAt,
         });
         results[member.index] = { ...results[member.index]!, redemptionId };
+        const session = request.vouchers[member.index]!.session;
+        if (session) planSession(plan, member.voucher, session.key, null);
       }
       plan.events.push({
         workspaceId: request.workspaceId,
@@ -146,7 +152,8 @@ export class StackRedemption {
   }
 
   private async snapshots(request: ResolvedStack): Promise<StackEntry[]> {
-    const byCode = await this.router.snapshots(request.workspaceId, request.vouchers.map((v) => v.code), request.customer);
+    const sessions = new Map(request.vouchers.flatMap((v) => (v.session ? [[v.code, v.session.key] as const] : [])));
+    const byCode = await this.router.snapshots(request.workspaceId, request.vouchers.map((v) => v.code), request.customer, sessions);
     return request.vouchers.map((v) => {
       const entry = byCode.get(v.code)!;
       const kindMatches = entry.voucher?.kind === (v.tierId !== undefined ? 'TIER' : 'CODE');

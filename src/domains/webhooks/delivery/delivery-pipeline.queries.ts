@@ -11,7 +11,7 @@ export interface DeliveryJobRequest {
 
 /**
  * Marks up to `limit` committed, undispatched events as dispatched and creates one delivery per active endpoint of
- * their workspace that existed when the event was recorded and subscribes to its type. SKIP LOCKED lets several
+ * their workspace that existed before the event was recorded and subscribes to its type. SKIP LOCKED lets several
  * workers dispatch side by side. Returns the new deliveries (their first attempt is step 0).
  */
 export async function dispatchEvents(tx: Sql, limit: number): Promise<{ events: number; deliveryIds: string[] }> {
@@ -25,7 +25,8 @@ export async function dispatchEvents(tx: Sql, limit: number): Promise<{ events: 
        INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, event_type)
        SELECT m.workspace_id, ep.id, m.id, m.type
        FROM marked m JOIN webhook_endpoints ep
-         ON ep.workspace_id = m.workspace_id AND ep.active AND ep.created_at <= m.created_at
+         -- Strictly after: an endpoint does not receive the webhook.created event of its own creation (same transaction).
+         ON ep.workspace_id = m.workspace_id AND ep.active AND ep.created_at < m.created_at
         AND (ep.event_types IS NULL OR m.type = ANY (ep.event_types))
        ORDER BY m.created_at, m.id
        ON CONFLICT (endpoint_id, event_id) DO NOTHING

@@ -1,0 +1,42 @@
+// Who acts: the actor every operation runs as, resolved from a request by pluggable authenticators.
+export const ACTOR_TYPES = ['api_key', 'staff_user', 'system'] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+
+export interface Actor {
+  type: ActorType;
+  id: string;
+  /** What a person reading the audit log recognises: a key's name and prefix, a staff user's email. */
+  label: string;
+  scopes: readonly string[];
+  workspaceId: string;
+}
+
+/** Where a call came from, as the audit log records it. `requestId` is the response's X-Request-Id. */
+export interface RequestMeta {
+  requestId: string;
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+}
+
+/** What authenticators may read of a request (every face hands over the same parts). */
+export interface Credentials {
+  method: string;
+  authorization?: string | undefined;
+  cookie?: string | undefined;
+  origin?: string | undefined;
+  secFetchSite?: string | undefined;
+}
+
+/**
+ * One way of proving who calls. `undefined`: these credentials are not of this kind (the next authenticator is
+ * asked); an Actor: proven; a thrown ProblemError (401/403): of this kind, but refused.
+ */
+export interface Authenticator {
+  name: string;
+  authenticate(credentials: Credentials): Promise<Actor | undefined>;
+}
+
+/** The actor of the service's own work (scheduled jobs, the CLI's maintenance), recorded as such. */
+export function systemActor(workspaceId: string, label = 'system'): Actor {
+  return { type: 'system', id: 'system', label, scopes: ['*'], workspaceId };
+}

@@ -1,0 +1,99 @@
+// Idempotency keys of a partition's writes: a request whose key was used before gets the stored outcome
+// (`idempotent: true`), or 409 for another body; a key repeated within one batch waits for the first request's outcome.
+import { LRUCache } from 'lru-cache';
+import { ProblemError } from '../../contract/problems.js';
+import type { Pool } from '../../platform/database.js';
+import type { PartitionCall } from '../messages.js';
+import { loadIdempotencyKeys } from './hot-path.sql.js';
+
+const RECENT_KEYS = 10_000;
+
+export interface KeyedRequest {
+  call: PartitionCall;
+  reply: (result: unknown) => void;
+  fail: (error: unknown) => void;
+}
+
+interface StoredOutcome {
+  hash: string;
+  response: Record<string, unknown>;
+}
+
+export class IdempotencyReplays<R extends KeyedRequest> {
+  /** Outcomes of keys used recently in this partition, so most replays cost no query. */
+  private readonly recent = new LRUCache<string, StoredOutcome>({ max: RECENT_KEYS });
+
+  constructor(
+    private readonly db: Pool,
+    private readonly answerWith: (request: R, result: unknown) => void,
+    private readonly refuseWith: (request: R, error: unknown) => void,
+  ) {}
+
+  /** After COMMIT: a request's outcome, stored with its key in the same transaction. */
+  remember(call: PartitionCall, outcome: unknown): void {
+    const claim = claimOf(call);
+    if (claim) this.recent.set(idOf(call, claim.key), { hash: claim.hash, response: outcome as Record<string, unknown> });
+  }
+
+  /** Answers the requests whose key was used before (`forceLookup`: keys to read again); returns those still to run. */
+  async answer(requests: R[], forceLookup?: Set<string>): Promise<R[]> {
+    const lookups: Array<{ workspaceId: string; key: string }> = [];
+    for (const request of requests) {
+      const claim = claimOf(request.call);
+      if (!claim) continue;
+      const id = idOf(request.call, claim.key);
+      if (forceLookup?.has(id) || !this.recent.has(id)) lookups.push({ workspaceId: workspaceOf(request.call), key: claim.key });
+    }
+    const stored = await loadIdempotencyKeys(this.db, lookups);
+    for (const s of stored) this.recent.set(`${s.workspaceId} ${s.key}`, { hash: s.requestHash, response: s.response });
+    const remaining: R[] = [];
+    const firstOfKey = new Map<string, R>();
+    for (const request of requests) {
+      const claim = claimOf(request.call);
+      if (!claim) {
+        remaining.push(request);
+        continue;
+      }
+      const id = idOf(request.call, claim.key);
+      const known = this.recent.get(id);
+      if (known) {
+        this.replay(request, claim.hash, known);
+        continue;
+      }
+      const first = firstOfKey.get(id);
+      if (first) {
+        // Same key twice in one batch: answer the second from the first once it is known.
+        const { reply, fail } = request;
+        const answerFirst = first.reply;
+        const failFirst = first.fail;
+        first.reply = (result) => {
+          answerFirst(result);
+          this.replay({ ...request, reply, fail }, claim.hash, { hash: claimOf(first.call)!.hash, response: result as Record<string, unknown> });
+        };
+        first.fail = (error) => {
+          failFirst(error);
+          fail(error);
+        };
+        continue;
+      }
+      firstOfKey.set(id, request);
+      remaining.push(request);
+    }
+    return remaining;
+  }
+
+  private replay(request: R, hash: string, stored: StoredOutcome): void {
+    if (stored.hash !== hash) {
+      this.refuseWith(request, new ProblemError('idempotency_conflict', 'this idempotency key was used with a different request'));
+      return;
+    }
+    this.answerWith(request, { ...stored.response, idempotent: true });
+  }
+}
+
+function claimOf(call: PartitionCall) {
+  return call.type === 'redeem' || call.type === 'rollback' ? call.idempotency : undefined;
+}
+
+const workspaceOf = (call: PartitionCall) => (call as { workspaceId: string }).workspaceId;
+const idOf = (call: PartitionCall, key: string) => `${workspaceOf(call)} ${key}`;

@@ -1,0 +1,255 @@
+// Decides a batch's writes in arrival order, on working copies (nothing in the cache changes until COMMIT): what each
+// request gets, and the one plan that writes them all. Redemptions, rollbacks, gift balance adjustments, and validation
+// sessions: a validation with a session reserves, a redemption with it consumes, a release ends it.
+import { invalidField, ProblemError } from '../../contract/problems.js';
+import { uuidv7 } from '../../platform/ids.js';
+import {
+  decideSingle,
+  messageOf,
+  orderTotals,
+  refusalFields,
+  validationOutcome,
+  type Reserved,
+  type UseContext,
+} from '../../domains/redemptions/redemption.rules.js';
+import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
+import type { CustomerUse, PartitionCall, SessionOpening } from '../messages.js';
+import type { Spent } from './budget-states.js';
+import { emptyPlan, planBudget, planDelta, planLedger, planRedemption, planRollback, planSession, planUsage, type WritePlan } from './group-commit.js';
+import type { StoredRedemption } from './hot-path.sql.js';
+import { SessionChanges } from './session-reservations.js';
+import { noUse, ofKind, type HotVoucher } from './voucher-state-cache.js';
+
+type Call<T extends PartitionCall['type']> = Extract<PartitionCall, { type: T }>;
+export type SessionValidation = Call<'validate'> & { session: SessionOpening };
+export type WriteCall = Call<'redeem' | 'rollback' | 'adjust' | 'releaseSession'> | SessionValidation;
+
+/** Working copy of what a batch takes from one voucher, before it commits. */
+export interface Taken {
+  uses: number;
+  balance: number;
+  byCustomer: Map<string, number>;
+}
+
+export interface PlannerContext {
+  now: number;
+  entryOf(workspaceId: string, code: string): HotVoucher | undefined;
+  /** A decision's use context: counts, holds, pending and batch takes, reservations of others, facts, budget left. */
+  useOf(entry: HotVoucher, customer: CustomerUse, extra: { uses: number; balance: number; byCustomer: number }, campaignTaken: Spent | undefined, reserved: Reserved): UseContext;
+}
+
+/**
+ * Per request: its outcome, a ProblemError, or (adjustments) a function giving the outcome once COMMIT settled the
+ * ledger balances.
+ */
+export interface BatchPlan {
+  plan: WritePlan;
+  outcomes: unknown[];
+  taken: Map<HotVoucher, Taken>;
+  touched: Set<HotVoucher>;
+  /** What the batch's redemptions take from each budgeted campaign (all of a batch fall in the same periods). */
+  campaignTaken: Map<string, Spent>;
+  sessions: SessionChanges<HotVoucher>;
+}
+
+export function planWrites(calls: readonly WriteCall[], rollbackRows: ReadonlyMap<string, StoredRedemption>, ctx: PlannerContext): BatchPlan {
+  const planner = new BatchPlanner(rollbackRows, ctx);
+  const outcomes = calls.map((call) => planner.decide(call));
+  return { plan: planner.plan, outcomes, taken: planner.taken, touched: planner.touched, campaignTaken: planner.campaignTaken, sessions: planner.sessions };
+}
+
+class BatchPlanner {
+  readonly plan = emptyPlan();
+  readonly taken = new Map<HotVoucher, Taken>();
+  readonly touched = new Set<HotVoucher>();
+  readonly campaignTaken = new Map<string, Spent>();
+  readonly sessions = new SessionChanges<HotVoucher>();
+  private readonly rolledBackHere = new Set<string>();
+  private readonly createdAt: Date;
+
+  constructor(
+    private readonly rollbackRows: ReadonlyMap<string, StoredRedemption>,
+    private readonly ctx: PlannerContext,
+  ) {
+    this.createdAt = new Date(ctx.now);
+  }
+
+  decide(call: WriteCall): unknown {
+    switch (call.type) {
+      case 'redeem':
+        return this.redeem(call);
+      case 'validate':
+        return this.validate(call);
+      case 'rollback':
+        return this.rollback(call);
+      case 'adjust':
+        return this.adjust(call);
+      case 'releaseSession':
+        return this.releaseSession(call);
+    }
+  }
+
+  private take(entry: HotVoucher): Taken {
+    let t = this.taken.get(entry);
+    if (!t) this.taken.set(entry, (t = { uses: 0, balance: 0, byCustomer: new Map() }));
+    this.touched.add(entry);
+    return t;
+  }
+
+  /** The use context of a decision on `entry` after this batch's earlier decisions; `own`: the caller's session. */
+  private useOf(entry: HotVoucher, customer: CustomerUse, own: string | undefined): UseContext {
+    const t = this.take(entry);
+    const campaign = entry.snapshot?.campaign;
+    const spent = campaign?.budget ? this.campaignTaken.get(campaign.id) : undefined;
+    const byCustomer = customer.id ? (t.byCustomer.get(customer.id) ?? 0) : 0;
+    return this.ctx.useOf(entry, customer, { uses: t.uses, balance: t.balance, byCustomer }, spent, this.sessions.reserved(entry, this.ctx.now, own));
+  }
+
+  private redeem(call: Call<'redeem'>): RedemptionOutcome {
+    const now = this.ctx.now;
+    const entry = this.ctx.entryOf(call.workspaceId, call.code);
+    const v = ofKind(entry, call.kind);
+    // A live reservation of the caller's session is its own: not counted against it, and consumed when it redeems.
+    const own = call.session && entry && v && this.sessions.get(entry, call.session.key, now) ? call.session.key : undefined;
+    const use = entry && v ? this.useOf(entry, call.customer, own) : noUse(call.customer);
+    const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
+    let outcome: RedemptionOutcome;
+    if (!decision.ok) {
+      outcome = { ok: false, ...refusalFields(decision) };
+    } else {
+      const voucher = v!;
+      const t = this.take(entry!);
+      t.uses += 1;
+      if (decision.kind === 'GIFT') t.balance += decision.amount;
+      if (voucher.campaign?.budget) {
+        const c = this.campaignTaken.get(voucher.campaign.id) ?? { uses: 0, amount: 0 };
+        this.campaignTaken.set(voucher.campaign.id, { uses: c.uses + 1, amount: c.amount + decision.amount });
+      }
+      if (call.customer.id) t.byCustomer.set(call.customer.id, (t.byCustomer.get(call.customer.id) ?? 0) + 1);
+      if (own !== undefined) {
+        this.sessions.set(entry!, own, null);
+        planSession(this.plan, voucher, own, null);
+      }
+      const id = planRedemption(this.plan, {
+        voucher,
+        kind: decision.kind,
+        amount: decision.amount,
+        customerId: call.customer.id,
+        order: call.order,
+        metadata: call.metadata,
+        stackId: null,
+        createdAt: this.createdAt,
+      });
+      outcome = {
+        ok: true,
+        redemption: {
+          id,
+          voucherCode: voucher.code,
+          ...(voucher.kind === 'TIER' ? { tierId: voucher.id } : {}),
+          amount: decision.amount,
+          ...(call.customer.id ? { customerId: call.customer.id } : {}),
+          ...(call.order?.id ? { orderId: call.order.id } : {}),
+          status: 'SUCCEEDED',
+          createdAt: this.createdAt.toISOString(),
+        },
+        ...(call.order ? { order: orderTotals(call.order, state) } : {}),
+      };
+    }
+    if (call.idempotency) this.plan.keys.push({ workspaceId: call.workspaceId, key: call.idempotency.key, requestHash: call.idempotency.hash, response: outcome });
+    return outcome;
+  }
+
+  /** A validation with a session: a valid answer reserves the use (and the gift credits it grants) for the key. */
+  private validate(call: SessionValidation): ValidationOutcome {
+    const now = this.ctx.now;
+    const entry = this.ctx.entryOf(call.workspaceId, call.code);
+    const v = ofKind(entry, call.kind);
+    const { key, ttlSeconds } = call.session;
+    // Its own reservation is not counted: validating again refreshes it, never reserves twice.
+    const use = entry && v ? this.useOf(entry, call.customer, key) : noUse(call.customer);
+    const outcome = validationOutcome(v, use, { order: call.order, amount: call.amount }, now);
+    if (!outcome.valid) return outcome;
+    const reservation = { amount: v!.type === 'GIFT_CARD' ? (outcome.discount?.amount ?? 0) : 0, expiresAt: now + ttlSeconds * 1000 };
+    this.sessions.set(entry!, key, reservation);
+    planSession(this.plan, v!, key, reservation);
+    return { ...outcome, session: { key, expiresAt: new Date(reservation.expiresAt).toISOString() } };
+  }
+
+  private releaseSession(call: Call<'releaseSession'>): { released: true } | ProblemError {
+    const entry = this.ctx.entryOf(call.workspaceId, call.code);
+    const v = ofKind(entry, 'CODE');
+    if (!entry || !v) return new ProblemError('not_found', 'no such voucher');
+    const reservation = this.sessions.get(entry, call.key, this.ctx.now);
+    if (!reservation) return new ProblemError('not_found', 'no live session with this key for this voucher');
+    this.sessions.set(entry, call.key, null);
+    planSession(this.plan, v, call.key, null);
+    this.plan.audited.push({ kind: 'sessionRelease', trail: call.audit, voucherId: v.id, code: v.code, session: { key: call.key, ...reservation } });
+    return { released: true };
+  }
+
+  private rollback(call: Call<'rollback'>): RollbackOutcome | ProblemError {
+    const entry = this.ctx.entryOf(call.workspaceId, call.code);
+    const v = entry?.snapshot ?? undefined;
+    const row = this.rollbackRows.get(call.redemptionId);
+    let outcome: RollbackOutcome | ProblemError;
+    if (!row || row.workspaceId !== call.workspaceId) {
+      outcome = new ProblemError('not_found', 'no such redemption');
+    } else if (row.status === 'ROLLED_BACK' || this.rolledBackHere.has(row.id)) {
+      outcome = { ok: false, code: 'redemption_already_rolled_back', message: messageOf('redemption_already_rolled_back') };
+    } else if (row.kind === 'GIFT' && entry && v && v.id === row.voucherId && (v.giftBalance ?? 0) - this.take(entry).balance + row.amount > MAX_AMOUNT) {
+      outcome = new ProblemError('conflict', `giving back ${row.amount} credits would put the gift balance above ${MAX_AMOUNT} (2^53-1)`);
+    } else {
+      this.rolledBackHere.add(row.id);
+      const rollbackId = uuidv7();
+      // A deleted voucher has no counters left to restore; the redemption is still marked rolled back.
+      if (entry && v && v.id === row.voucherId) {
+        const t = this.take(entry);
+        t.uses -= 1;
+        if (row.kind === 'GIFT') t.balance -= row.amount;
+        planDelta(this.plan, v, -1, row.kind === 'GIFT' ? row.amount : 0);
+        if (row.campaignId === v.campaignId) planBudget(this.plan, v, row.createdAt.getTime(), -1, row.amount);
+        if (row.kind === 'GIFT') planLedger(this.plan, v, { type: 'ROLLBACK', amount: row.amount, redemptionId: row.id }, this.createdAt);
+        if (row.customerId) planUsage(this.plan, v, row.customerId, -1);
+      }
+      planRollback(this.plan, row, { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt }, call.audit);
+      const createdAt = this.createdAt.toISOString();
+      outcome = { ok: true, rollback: { id: rollbackId, redemptionId: row.id, voucherCode: row.voucherCode, amount: row.amount, createdAt } };
+    }
+    if (call.idempotency && !(outcome instanceof Error)) {
+      this.plan.keys.push({ workspaceId: call.workspaceId, key: call.idempotency.key, requestHash: call.idempotency.hash, response: outcome });
+    }
+    return outcome;
+  }
+
+  /** A top-up (CREDITS_ADDED) or a signed correction (ADJUSTMENT) of a gift card, within 0 and 2^53-1. */
+  private adjust(call: Call<'adjust'>): unknown {
+    const entry = this.ctx.entryOf(call.workspaceId, call.code);
+    const v = entry?.snapshot ?? undefined;
+    if (!entry || !v) return new ProblemError('not_found', 'no such voucher');
+    if (v.type !== 'GIFT_CARD') return new ProblemError('invalid_request', 'only gift cards have a balance');
+    if (call.entryType === 'CREDITS_ADDED' && call.amount < 0) {
+      return new ProblemError('invalid_request', 'CREDITS_ADDED takes a positive amount; use ADJUSTMENT to take credits away');
+    }
+    const t = this.take(entry);
+    const balance = (v.giftBalance ?? 0) - t.balance;
+    if (call.amount > 0 && balance + call.amount > MAX_AMOUNT) {
+      return invalidField('body.amount', `the balance would pass ${MAX_AMOUNT} (2^53-1): it is ${balance}, so at most ${MAX_AMOUNT - balance} can be added`);
+    }
+    // Credits held by stacks or reserved by validation sessions cannot be taken away.
+    const reserved = this.sessions.reserved(entry, this.ctx.now).balance;
+    const available = balance - entry.heldBalance - entry.pendingBalance - reserved;
+    if (available + call.amount < 0) {
+      return new ProblemError('conflict', `the balance would fall below 0 (it is ${available}${reserved ? `, after ${reserved} reserved by validation sessions` : ''})`);
+    }
+    t.balance -= call.amount;
+    planDelta(this.plan, v, 0, call.amount);
+    const row = planLedger(this.plan, v, { type: call.entryType, amount: call.amount, redemptionId: null }, this.createdAt);
+    this.plan.audited.push({ kind: 'adjustment', trail: call.audit, code: v.code, entry: row });
+    const createdAt = this.createdAt.toISOString();
+    return () => ({
+      code: v.code,
+      balance: row.balanceAfter,
+      entry: { id: row.id, type: row.type, amount: row.amount, balanceAfter: row.balanceAfter, createdAt },
+    });
+  }
+}

@@ -1,0 +1,161 @@
+// The one operation pipeline, shared by every face (REST, the hot-path dispatcher, RPC single and batch, MCP):
+// resolve the actor (pluggable authenticators) → check the scope → parse the input → run the handler with its unit
+// of work → the success status; anything thrown becomes a problem through error-mapping's problemOf().
+import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
+import type { AuditTrail, BoundHandler, HandlerContext, ServiceDeps } from '../contract/handler.js';
+import type { Operation } from '../contract/operation.js';
+import { ProblemError, type ProblemFieldError } from '../contract/problems.js';
+import { hasScope } from '../contract/scopes.js';
+import { createMutations } from '../domains/audit/index.js';
+import type { Logger } from '../platform/logger.js';
+import { parseOperationInput, type RawRequestParts } from './operation-input.js';
+
+export interface OperationResult {
+  status: 200 | 201 | 204;
+  /** Undefined for 204. */
+  body: unknown;
+}
+
+/** REST and the hot path hand over the request's parts; RPC and MCP one JSON object holding them all. */
+export type RawInput = { kind: 'parts'; parts: RawRequestParts } | { kind: 'merged'; value: unknown; idempotencyKey?: string | undefined };
+
+export interface PipelineOptions {
+  handlers: readonly BoundHandler[];
+  deps: ServiceDeps;
+  /** Asked in order; the first that recognises the credentials decides (a Bearer key wins over a cookie). */
+  authenticators: readonly Authenticator[];
+  /** Property names never written to the audit log or events (secretFieldNames of the registry). */
+  secretFields: ReadonlySet<string>;
+}
+
+const UNAUTHENTICATED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="api"' };
+
+/** The Idempotency-Key header, the alternative to an operation's `idempotencyKey` body field. */
+export function idempotencyHeader(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
+  const value = req.headers['idempotency-key'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export class OperationPipeline {
+  readonly handlers: readonly BoundHandler[];
+  readonly deps: ServiceDeps;
+  readonly #byName: ReadonlyMap<string, BoundHandler>;
+  readonly #authenticators: readonly Authenticator[];
+  readonly #secretFields: ReadonlySet<string>;
+
+  constructor(options: PipelineOptions) {
+    this.handlers = options.handlers;
+    this.deps = options.deps;
+    this.#byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
+    this.#authenticators = options.authenticators;
+    this.#secretFields = options.secretFields;
+  }
+
+  get operations(): Operation[] {
+    return this.handlers.map((h) => h.operation);
+  }
+
+  /** The bound handler of an operation name, or a 404 problem. */
+  find(name: string, hint = ''): BoundHandler {
+    const bound = this.#byName.get(name);
+    if (!bound) throw new ProblemError('not_found', `no operation named ${name.slice(0, 100)}${hint}`);
+    return bound;
+  }
+
+  /** Step 1: who calls. Once per HTTP request (a batch or an MCP message runs all its calls as that actor). */
+  async authenticate(credentials: Credentials): Promise<Actor> {
+    for (const authenticator of this.#authenticators) {
+      const actor = await authenticator.authenticate(credentials);
+      if (actor) return actor;
+    }
+    throw new ProblemError('unauthorized', 'send Authorization: Bearer <API key>', { headers: UNAUTHENTICATED_HEADERS });
+  }
+
+  /** Step 2: may it. Checked before the input is looked at, so a caller without the scope learns nothing of the schema. */
+  authorize(operation: Operation, actor: Actor): void {
+    if (!hasScope(actor.scopes, operation.scope)) {
+      throw new ProblemError('forbidden', `${operation.name} needs the ${operation.scope} scope`);
+    }
+  }
+
+  /** Steps 2 to 4: scope, input, handler (with the unit of work its effect calls for). */
+  async execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
+    const { operation } = bound;
+    this.authorize(operation, actor);
+    const input =
+      raw.kind === 'parts' ? parseOperationInput(operation, raw.parts) : parseMergedInput(operation, raw.value, raw.idempotencyKey);
+    const ctx = this.#context(operation, actor, input, request, log);
+    const output = await bound.handle(ctx.handler);
+    if (operation.effect === 'write' && !ctx.audited()) {
+      throw new Error(`${operation.name} is a write but committed without an audit entry`);
+    }
+    return { status: operation.successStatus, body: operation.successStatus === 204 ? undefined : output };
+  }
+
+  #context(operation: Operation, actor: Actor, input: Record<string, unknown>, request: RequestMeta, log: Logger) {
+    const base = { input: input as never, actor, deps: this.deps, request, log: operation.hot ? log : log.child({ operation: operation.name }) };
+    if (operation.effect !== 'write') {
+      const refuse = (): never => {
+        throw new Error(`${operation.name} is declared ${operation.effect}: it has no unit of work`);
+      };
+      const handler: HandlerContext<Operation> = { ...base, mutate: refuse, auditTrail: refuse };
+      return { handler, audited: () => true };
+    }
+    const trail: AuditTrail = {
+      workspaceId: actor.workspaceId,
+      operation: operation.name,
+      actor: { type: actor.type, id: actor.id, label: actor.label },
+      requestId: request.requestId,
+      ip: request.ip,
+      userAgent: request.userAgent,
+    };
+    const mutations = createMutations(this.deps.db, trail, this.#secretFields);
+    const handler: HandlerContext<Operation> = {
+      ...base,
+      mutate: (work) => mutations.mutate(work),
+      auditTrail: () => mutations.auditTrail(),
+    };
+    return { handler, audited: () => mutations.audited };
+  }
+}
+
+const MERGED_LOCATIONS = { params: '', query: '', body: '' };
+
+/** REST sends path and query values as strings; RPC and MCP get JSON, so scalars are made strings the same way. */
+function asRequestString(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asRequestString);
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
+}
+
+function pick(keys: readonly string[], from: Record<string, unknown>, map: (v: unknown) => unknown = (v) => v) {
+  const picked: Record<string, unknown> = {};
+  for (const key of keys) if (Object.hasOwn(from, key)) picked[key] = map(from[key]);
+  return picked;
+}
+
+/**
+ * The RPC and MCP input: one JSON object holding the path, query and body fields. It is split back into its parts
+ * and parsed by the very schemas REST uses; a field no part declares is refused, so a typo is not silently dropped.
+ */
+export function parseMergedInput(operation: Operation, raw: unknown, idempotencyKey?: string): Record<string, unknown> {
+  if (raw === undefined || raw === null) raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ProblemError('invalid_request', 'the input must be a JSON object', { errors: [{ path: '', message: 'expected an object' }] });
+  }
+  const given = raw as Record<string, unknown>;
+  const paramKeys = Object.keys(operation.params?.shape ?? {});
+  const queryKeys = Object.keys(operation.query?.shape ?? {});
+  const bodyKeys = Object.keys(operation.body?.shape ?? {});
+  const known = new Set([...paramKeys, ...queryKeys, ...bodyKeys]);
+  const unknown: ProblemFieldError[] = Object.keys(given)
+    .filter((key) => !known.has(key))
+    .map((key) => ({ path: key, message: `${operation.name} takes no field ${key}` }));
+  if (unknown.length) throw new ProblemError('invalid_request', 'the input has unknown fields', { errors: unknown });
+  const parts: RawRequestParts = {
+    ...(operation.params ? { params: pick(paramKeys, given, asRequestString) } : {}),
+    ...(operation.query ? { query: pick(queryKeys, given, asRequestString) } : {}),
+    ...(operation.body ? { body: pick(bodyKeys, given) } : {}),
+    idempotencyKey,
+  };
+  return parseOperationInput(operation, parts, MERGED_LOCATIONS);
+}

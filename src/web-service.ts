@@ -1,0 +1,124 @@
+// The web service's composition, the one place that wires it (main.ts and the tests both call it): engine, API-key
+// verifier and its revocation listener, rule listener, operation pipeline with its authenticators, express app,
+// hot-path dispatcher, HTTP server, readiness checks; and the order in which they stop.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Authenticator } from './contract/actor.js';
+import type { RedemptionEngine } from './contract/engine-port.js';
+import type { BoundHandler, ServiceDeps } from './contract/handler.js';
+import { secretFieldNames } from './contract/secrets.js';
+import { ApiKeyVerifier, apiKeyAuthenticator } from './domains/access/index.js';
+import { RULES_CHANNEL } from './domains/rules/index.js';
+import { startRedemptionEngine, type EngineOptions } from './engine/redemption-engine.js';
+import { createApp } from './http/app.js';
+import type { ReadinessCheck } from './http/health.js';
+import { databaseCheck, migrationsCheck, partitionsCheck, workerCheck } from './http/readiness-checks.js';
+import type { CursorCodec } from './platform/cursor.js';
+import type { Pool } from './platform/database.js';
+import type { Logger } from './platform/logger.js';
+import { readMigrationFiles } from './platform/migrations.js';
+import { listenForNotifications, type Listener } from './platform/notifications.js';
+import { OperationPipeline } from './transports/execute-operation.js';
+import { assertEveryOperationHandled, boundHandlers } from './transports/handler-registry.js';
+import { createHotPathDispatcher } from './transports/hot-path.js';
+
+export interface WebServiceOptions {
+  databaseUrl: string;
+  /** The pool handlers and the app use (a test may hand one that goes through a proxy it can cut). */
+  pool: Pool;
+  log: Logger;
+  version: string;
+  cursors: CursorCodec;
+  engine: Omit<EngineOptions, 'databaseUrl' | 'db' | 'log'>;
+  maxBodyBytes: number;
+  /** Serve the hot routes through the lean dispatcher too (default), or all through express. */
+  hotPath: boolean;
+  listen: { port: number; host: string };
+  /** Replaces the default readiness checks (database, migrations, partitions, and worker when `workerCheck`). */
+  readinessChecks?: Record<string, ReadinessCheck> | undefined;
+  workerCheck?: boolean;
+  /** Operations beyond the registry's (tests add throwaway ones to see them in every face). */
+  extraHandlers?: readonly BoundHandler[];
+  /** More authenticators after the API key (the staff session cookie plugs in here). */
+  authenticators?: readonly Authenticator[];
+}
+
+export interface WebService {
+  server: Server;
+  url: string;
+  engine: RedemptionEngine;
+  pipeline: OperationPipeline;
+  /** Stops accepting, drains open requests for up to `drainMs`, then stops listeners and the engine (not the pool). */
+  close(options?: { drainMs?: number }): Promise<void>;
+}
+
+/** Waits (bounded) for the listeners to be in force, so the key cache serves from the first request. */
+async function untilListening(listeners: Listener[], timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (listeners.some((l) => !l.listening) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+}
+
+export async function startWebService(options: WebServiceOptions): Promise<WebService> {
+  const handlers = [...boundHandlers, ...(options.extraHandlers ?? [])];
+  assertEveryOperationHandled(boundHandlers);
+  const { pool, log } = options;
+  const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log });
+  const verifier = new ApiKeyVerifier(pool, log);
+  const keyListener = verifier.listen(options.databaseUrl);
+  // A rule changed in another process: this one's partitions read the workspace's vouchers again.
+  const ruleListener = listenForNotifications(options.databaseUrl, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
+
+  await untilListening([keyListener, ruleListener], 2_000);
+
+  const deps: ServiceDeps = { db: pool, cursors: options.cursors, log, engine, forgetApiKeys: () => verifier.forget() };
+  const pipeline = new OperationPipeline({
+    handlers,
+    deps,
+    authenticators: [apiKeyAuthenticator(verifier), ...(options.authenticators ?? [])],
+    secretFields: secretFieldNames(handlers.flatMap((h) => [h.operation.body, h.operation.output])),
+  });
+  const readinessChecks = options.readinessChecks ?? {
+    database: databaseCheck(pool),
+    partitions: partitionsCheck(engine),
+    migrations: migrationsCheck(pool, await readMigrationFiles()),
+    ...(options.workerCheck ? { worker: workerCheck(pool) } : {}),
+  };
+  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, readinessChecks });
+  const hotPath = options.hotPath ? createHotPathDispatcher({ pipeline, maxBodyBytes: options.maxBodyBytes }) : undefined;
+  const server = createServer((req, res) => {
+    if (hotPath?.(req, res)) return;
+    app(req, res);
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.listen.port, options.listen.host, () => resolve());
+    });
+  } catch (error) {
+    await Promise.all([keyListener.stop(), ruleListener.stop(), engine.stop()]);
+    throw error;
+  }
+  server.keepAliveTimeout = 65_000;
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    engine,
+    pipeline,
+    async close({ drainMs = 10_000 } = {}) {
+      // A request still arriving on a kept-alive connection is answered with `Connection: close`, so the drain ends
+      // when the requests in flight do, not when the clients stop sending.
+      server.prependListener('request', (_req, res) => void (res.shouldKeepAlive = false));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drainTimer = setTimeout(() => server.closeAllConnections(), drainMs);
+      await closed;
+      clearTimeout(drainTimer);
+      await keyListener.stop();
+      await ruleListener.stop();
+      await engine.stop();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+// Every write operation of the registry, called once through the real service: each commits exactly one audit entry
+// naming its actor and request, redemptions none; an operation the scenario does not cover fails the test, so a new
+// mutation cannot land unaudited. A mutation whose audit entry cannot be written leaves no change behind.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../src/contract/registry.js';
+import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+let key: string;
+let keyId: string;
+
+interface Called {
+  status: number;
+  body: any;
+  requestId: string | null;
+}
+
+async function call(name: string, input: Record<string, unknown> = {}): Promise<Called> {
+  const res = await fetch(`${service.baseUrl}/api/rpc/${name}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': 'audit-test/1.0' },
+    body: JSON.stringify(input),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, requestId: res.headers.get('x-request-id') };
+}
+
+async function entriesOf(requestId: string | null) {
+  const { rows } = await service.pool.query(
+    'SELECT operation, actor_type, actor_id, actor_label, resource_type, resource_id, request_id, ip, user_agent FROM audit_entries WHERE request_id = $1',
+    [requestId],
+  );
+  return rows;
+}
+
+const exercised = new Set<string>();
+
+/** Calls a write operation and checks its one audit entry; returns the output. */
+async function write(name: string, input: Record<string, unknown> = {}): Promise<any> {
+  const result = await call(name, input);
+  expect(result.status, `${name}: ${JSON.stringify(result.body)}`).toBeLessThan(300);
+  const entries = await entriesOf(result.requestId);
+  expect(entries, name).toHaveLength(1);
+  expect(entries[0]).toMatchObject({ operation: name, actor_type: 'api_key', actor_id: keyId, request_id: result.requestId, user_agent: 'audit-test/1.0' });
+  expect(entries[0].actor_label).toContain(key.split('_')[1]);
+  expect(entries[0].ip).toBeTruthy();
+  exercised.add(name);
+  return result.body;
+}
+
+beforeAll(async () => {
+  configureWebhooks({ secretsKey: randomBytes(32), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
+  service = await startTestService();
+  const admin = await service.adminApi();
+  key = admin.key!;
+  const prefix = key.split('_')[1];
+  keyId = (await service.pool.query('SELECT id FROM api_keys WHERE prefix = $1', [prefix])).rows[0].id;
+});
+afterAll(async () => service?.close());
+
+describe('the audit log of every mutation', () => {
+  it('records exactly one entry for each write operation of the registry, and none for redemptions', async () => {
+    const campaign = await write('campaigns.create', {
+      name: 'audited',
+      type: 'DISCOUNT_COUPONS',
+      voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } },
+    });
+    await write('campaigns.update', { id: campaign.id, name: 'audited again' });
+    const rule = await write('validationRules.create', { name: 'big orders', conditions: { field: 'order.amount', op: 'gte', value: 1 } });
+    await write('validationRules.update', { id: rule.id, name: 'bigger orders' });
+
+    await write('vouchers.create', { code: 'AUD-1', campaignId: campaign.id, type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } });
+    await write('vouchers.update', { code: 'AUD-1', metadata: { note: 'x' } });
+    await write('vouchers.disable', { code: 'AUD-1' });
+    await write('vouchers.enable', { code: 'AUD-1' });
+    const reserved = await call('vouchers.validate', { code: 'AUD-1', order: { amount: 1_000, currency: 'EUR' }, session: { key: 'aud-session' } });
+    expect(reserved.body.session?.key, JSON.stringify(reserved.body)).toBe('aud-session');
+    expect(await entriesOf(reserved.requestId)).toHaveLength(0);
+    await write('redemptions.releaseSession', { code: 'AUD-1', key: 'aud-session' });
+    await write('vouchers.generate', { id: campaign.id, count: 3 });
+    await write('vouchers.create', { code: 'AUD-GIFT', type: 'GIFT_CARD', gift: { amount: 1_000, currency: 'EUR' } });
+    await write('vouchers.adjustBalance', { code: 'AUD-GIFT', amount: 500 });
+
+    const customer = await write('customers.create', { sourceId: 'aud-1', email: 'aud@example.com' });
+    await write('customers.update', { id: customer.id, name: 'Audrey' });
+
+    const redeemed = await call('redemptions.redeem', { code: 'AUD-1', order: { amount: 1_000, currency: 'EUR' }, customer: { id: customer.id } });
+    expect(redeemed.body.ok).toBe(true);
+    expect(await entriesOf(redeemed.requestId)).toHaveLength(0);
+    const rolledBack = await write('redemptions.rollback', { id: redeemed.body.redemption.id });
+    expect(rolledBack.ok).toBe(true);
+    const again = await call('redemptions.rollback', { id: redeemed.body.redemption.id });
+    expect(again.body).toMatchObject({ ok: false, code: 'redemption_already_rolled_back' });
+    expect(await entriesOf(again.requestId)).toHaveLength(0);
+
+    const order = await write('orders.create', { amount: 1_000, currency: 'EUR', customer: { id: customer.id } });
+    await write('orders.update', { id: order.id, status: 'PAID' });
+
+    const segment = await write('segments.create', { name: 'friends', type: 'STATIC' });
+    await write('segments.update', { id: segment.id, name: 'close friends' });
+    await write('segments.addMembers', { id: segment.id, customerIds: [customer.id] });
+    await write('segments.removeMembers', { id: segment.id, customerIds: [customer.id] });
+
+    const promotion = await write('campaigns.create', { name: 'promo', type: 'PROMOTION' });
+    const tier = await write('promotions.createTier', { id: promotion.id, name: 'five', discount: { type: 'PERCENT', percentOff: 5 } });
+    await write('promotions.updateTier', { id: tier.id, name: 'five percent' });
+    const tierRedeemed = await call('promotions.redeemTier', { id: tier.id, order: { amount: 1_000, currency: 'EUR' } });
+    expect(tierRedeemed.body.ok, JSON.stringify(tierRedeemed.body)).toBe(true);
+    expect(await entriesOf(tierRedeemed.requestId)).toHaveLength(0);
+    await write('promotions.deleteTier', { id: tier.id });
+
+    await write('publications.create', { campaignId: campaign.id, customer: { id: customer.id } });
+
+    const endpoint = await write('webhooks.create', { url: 'http://127.0.0.1:9/hook', events: '*' });
+    await write('webhooks.update', { id: endpoint.id, description: 'audit' });
+    await write('webhooks.rotateSecret', { id: endpoint.id });
+    const eventId = (await service.pool.query('SELECT id FROM events ORDER BY created_at LIMIT 1')).rows[0].id;
+    const delivery = await write('webhooks.replayEvent', { id: endpoint.id, eventId });
+    await write('webhooks.replayDelivery', { id: endpoint.id, deliveryId: delivery.id });
+    await write('webhooks.delete', { id: endpoint.id });
+
+    const made = await write('apiKeys.create', { name: 'reader', scopes: ['campaigns:read'] });
+    await write('apiKeys.revoke', { id: made.id });
+    await write('workspaces.create', { name: `audited ${randomBytes(3).toString('hex')}` });
+    await write('workspaces.update', { stackLimit: 6 });
+
+    await write('validationRules.delete', { id: rule.id });
+    await write('segments.delete', { id: segment.id });
+    const doomed = await write('customers.create', { sourceId: 'aud-2' });
+    await write('customers.delete', { id: doomed.id });
+    await write('vouchers.create', { code: 'AUD-DEL', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 1 } });
+    await write('vouchers.delete', { code: 'AUD-DEL' });
+    const gone = await write('campaigns.create', { name: 'short-lived', type: 'DISCOUNT_COUPONS' });
+    await write('campaigns.delete', { id: gone.id });
+
+    const writes = operations.filter((op) => op.effect === 'write').map((op) => op.name);
+    expect(writes.filter((name) => !exercised.has(name))).toEqual([]);
+  });
+});
+
+describe('one transaction for the change and its entry', () => {
+  async function refuseEntriesOf(operation: string): Promise<void> {
+    await service.pool.query(`
+      CREATE OR REPLACE FUNCTION refuse_test_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.operation = '${operation}' THEN RAISE EXCEPTION 'audit entry refused by the test'; END IF;
+        RETURN NEW;
+      END $$;
+      DROP TRIGGER IF EXISTS refuse_test_entry ON audit_entries;
+      CREATE TRIGGER refuse_test_entry BEFORE INSERT ON audit_entries FOR EACH ROW EXECUTE FUNCTION refuse_test_entry();`);
+  }
+
+  afterAll(async () => {
+    await service.pool.query('DROP TRIGGER IF EXISTS refuse_test_entry ON audit_entries');
+  });
+
+  it('leaves no campaign behind when its entry cannot be written', async () => {
+    await refuseEntriesOf('campaigns.create');
+    const before = (await service.pool.query('SELECT count(*)::int AS n FROM campaigns')).rows[0].n;
+    const failed = await call('campaigns.create', { name: 'never', type: 'DISCOUNT_COUPONS' });
+    expect(failed.status).toBe(500);
+    expect(failed.body.code).toBe('internal_error');
+    expect(JSON.stringify(failed.body)).not.toContain('refused by the test');
+    expect((await service.pool.query('SELECT count(*)::int AS n FROM campaigns')).rows[0].n).toBe(before);
+    expect((await service.pool.query("SELECT count(*)::int AS n FROM events WHERE type = 'campaign.created' AND payload->'campaign'->>'name' = 'never'")).rows[0].n).toBe(0);
+  });
+
+  it('leaves a voucher unchanged when the entry of its update cannot be written', async () => {
+    await refuseEntriesOf('none');
+    const created = await write('vouchers.create', { code: 'AUD-TX', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 3 } });
+    await refuseEntriesOf('vouchers.update');
+    expect((await call('vouchers.update', { code: 'AUD-TX', discount: { type: 'PERCENT', percentOff: 50 } })).status).toBe(500);
+    const read = await call('vouchers.get', { code: 'AUD-TX' });
+    expect(read.body.discount).toEqual(created.discount);
+  });
+
+  it('leaves a redemption active when the entry of its rollback cannot be written in the engine batch', async () => {
+    await refuseEntriesOf('none');
+    await write('vouchers.create', { code: 'AUD-RB', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 3 } });
+    const redeemed = await call('redemptions.redeem', { code: 'AUD-RB', order: { amount: 1_000, currency: 'EUR' } });
+    await refuseEntriesOf('redemptions.rollback');
+    const failed = await call('redemptions.rollback', { id: redeemed.body.redemption.id });
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    await refuseEntriesOf('none');
+    const rolledBack = await call('redemptions.rollback', { id: redeemed.body.redemption.id });
+    expect(rolledBack.body.ok).toBe(true);
+    expect(await entriesOf(rolledBack.requestId)).toHaveLength(1);
+  });
+});
