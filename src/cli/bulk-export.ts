@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { PromotionsClient } from '../client/index.js';
 import type { Operation } from '../contract/operation.js';
+import { listItemFields } from './operation-command.js';
 import { csvField } from './output.js';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -23,20 +24,16 @@ async function write(out: Writable, chunk: string): Promise<void> {
 
 export async function exportList(options: ExportOptions): Promise<{ operation: string; rows: number }> {
   let rows = 0;
-  let columns: string[] | undefined;
+  // A fixed header: every field of the list's item schema, so columns that only later rows hold are kept.
+  const columns = listItemFields(options.operation);
+  if (options.format === 'csv') await write(options.out, columns.map(csvField).join(',') + '\r\n');
   const pages = options.client.pages(options.operation.name, { limit: 100, ...options.input });
   for await (const page of pages as AsyncIterable<{ data: Array<Record<string, unknown>> }>) {
     let chunk = '';
     for (const item of page.data) {
       if (options.format === 'ndjson') chunk += JSON.stringify(item) + '\n';
-      else {
-        // The columns are the first item's fields; nested values are JSON in their cell.
-        if (!columns) {
-          columns = Object.keys(item);
-          chunk += columns.map(csvField).join(',') + '\r\n';
-        }
-        chunk += columns.map((c) => csvField(item[c])).join(',') + '\r\n';
-      }
+      // Nested values are JSON in their cell.
+      else chunk += columns.map((c) => csvField(item[c])).join(',') + '\r\n';
     }
     rows += page.data.length;
     if (chunk) await write(options.out, chunk);

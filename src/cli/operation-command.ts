@@ -2,6 +2,7 @@
 // path parameters as positionals, every other field as --field (kebab or camel case, dots for nesting).
 import { z } from 'zod';
 import type { Operation } from '../contract/operation.js';
+import { wrap } from './output.js';
 
 export class UsageError extends Error {}
 
@@ -165,16 +166,30 @@ export function operationHelp(operation: Operation, command: string): string {
     `usage: promotions ${command}${params.map((p) => ` <${p}>`).join('')} [--field value ...]`,
     '',
     `${operation.summary}. (${operation.method.toUpperCase()} /api/v1${operation.path}, scope ${operation.scope})`,
-    ...(operation.description ? ['', operation.description] : []),
+    ...(operation.description ? ['', ...operation.description.split('\n')] : []),
     '',
     'fields:',
   ];
   for (const [name, schema] of Object.entries(root.properties ?? {})) {
     if (params.includes(name)) continue;
     const types = [...typesOf(root, schema)].join('|') || 'any';
+    lines.push(`  --${name} <${types}>`);
     const note = [required.has(name) ? 'required' : '', schema.description ?? ''].filter(Boolean).join('; ');
-    lines.push(`  --${name} <${types}>${note ? `  ${note}` : ''}`);
+    if (note) lines.push(`      ${note}`);
   }
-  lines.push('', 'Objects and arrays are JSON (--order \'{"amount":1000,"currency":"EUR"}\') or dotted (--order.amount 1000).');
-  return lines.join('\n');
+  lines.push('', 'Objects and arrays are JSON (--order \'{"amount":1000,"currency":"EUR"}\') or', 'dotted (--order.amount 1000).');
+  return lines.map((line) => wrap(line, /^ */.exec(line)![0].length || 0)).join('\n');
+}
+
+/** The fields of a list operation's items, in the schema's order, from every alternative of a union: the fixed
+ *  header of a CSV export, whatever the first rows happen to hold. */
+export function listItemFields(operation: Operation): string[] {
+  if (!operation.output) return [];
+  const root = z.toJSONSchema(operation.output, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+  const items = deref(root, schemaAt(root, ['data'])?.items);
+  const fields: string[] = [];
+  for (const alternative of alternativesOf(root, items)) {
+    for (const field of Object.keys(alternative.properties ?? {})) if (!fields.includes(field)) fields.push(field);
+  }
+  return fields;
 }

@@ -6,9 +6,11 @@ export function csvProgress(stream: NodeJS.WriteStream, totalBytes: number | und
   const bar = new cliProgress.SingleBar(
     {
       stream,
+      // Fits 80 columns with a 7-digit row count, so the estimate at the end is never cut off.
       format: totalBytes
-        ? 'import |{bar}| {percentage}% | {rows} rows, {failed} failed | {eta_formatted} left'
-        : 'import | {rows} rows, {failed} failed',
+        ? 'import {bar} {percentage}% {rows} rows, {failed} failed, {eta_formatted} left'
+        : 'import {rows} rows, {failed} failed',
+      barsize: 20,
       hideCursor: true,
       etaBuffer: 200,
       fps: 5,
@@ -23,7 +25,7 @@ export function csvProgress(stream: NodeJS.WriteStream, totalBytes: number | und
 }
 
 export function exportProgress(stream: NodeJS.WriteStream): { update: (rows: number) => void; stop: () => void } {
-  const bar = new cliProgress.SingleBar({ stream, format: 'export | {value} rows', hideCursor: true, fps: 5 });
+  const bar = new cliProgress.SingleBar({ stream, format: 'export {value} rows', hideCursor: true, fps: 5 });
   bar.start(0, 0);
   return { update: (rows) => bar.update(rows), stop: () => bar.stop() };
 }

@@ -8,13 +8,15 @@ import { exportList, type ExportFormat } from './bulk-export.js';
 import { bulkFieldOf, importCsv } from './bulk-import.js';
 import { MAX_BATCH_CALLS } from '../client/version.js';
 import { inputFromWords, operationHelp, splitWords, UsageError } from './operation-command.js';
-import { formatResult } from './output.js';
+import { formatResult, outputWidth, wrap } from './output.js';
 import { csvProgress, exportProgress } from './progress.js';
 
 export { UsageError };
 
 const GLOBAL_BOOLEANS = new Set(['pretty', 'all', 'help', 'version']);
-const GLOBAL_VALUES = ['config', 'base-url', 'input', 'format', 'concurrency', 'batch-size'];
+const GLOBAL_VALUES = ['config', 'base-url', 'input', 'format', 'concurrency', 'batch-size', 'columns'];
+/** Where summaries start in the help's command lists. */
+const COMMAND_COLUMN = 34;
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
 export const commandOf = (operation: Operation) => {
@@ -22,37 +24,53 @@ export const commandOf = (operation: Operation) => {
   return `${kebab(group)} ${kebab(verb)}`;
 };
 
-function usage(operations: readonly Operation[]): string {
-  const byGroup = new Map<string, Operation[]>();
-  for (const op of operations) {
-    const group = commandOf(op).split(' ')[0]!;
-    byGroup.set(group, [...(byGroup.get(group) ?? []), op]);
-  }
-  const width = Math.max(...operations.map((op) => commandOf(op).length)) + 2;
-  const groups = [...byGroup.values()].flatMap((ops) => ops.map((op) => `  ${commandOf(op).padEnd(width)}${op.summary}`));
-  return `usage: promotions <command> [arguments] [--field value ...] [--pretty]
-
-Operator commands (on the database: DATABASE_URL, or the embedded one under DATA_DIR):
-  serve                                   web service and background worker (same as npm start)
-  worker                                  background worker only
-  migrate                                 apply schema/*.sql migrations
-  keys create --name N [--scopes a,b] [--workspace ID]
-                                          create an API key (printed once); default scopes: * and workspaces:admin
-  keys revoke <id>                        revoke an API key
-  workspaces create --name N              create a workspace; prints its first key once
-
-API commands (over RPC; key from PROMOTIONS_API_KEY or the config file ~/.config/promotions/config.json,
---config <file> or PROMOTIONS_CONFIG; service from --base-url, PROMOTIONS_URL or the config file):
-${groups.join('\n')}
-  call <operation> [...]                  any operation by name (e.g. call workspaces.create --name Acme)
-  import <group|operation> <file.csv|->   CSV rows into <group>.import (bulk) or <group>.create, streamed
-                                          [--set field=value] [--batch-size 100] [--concurrency 8]
-  export <group|operation>                every item of <group>.list, streamed [--format ndjson|csv] [filters]
-  mcp                                     MCP tool server on stdio (tools = the operations the key allows)
-
-Output is JSON; --pretty prints a table. Lists: --all streams every page as NDJSON.
-<command> --help shows its fields. --version prints the version.`;
+/** A command and its summary, in a column `width` wide, wrapped at 80 columns. */
+function commandLine(command: string, summary: string, width: number): string {
+  const head = `  ${command}`;
+  if (head.length + 2 > width) return `${head}\n${wrap(' '.repeat(width) + summary, width)}`;
+  return wrap(head.padEnd(width) + summary, width);
 }
+
+function usage(operations: readonly Operation[]): string {
+  const width = COMMAND_COLUMN;
+  const line = (command: string, summary: string) => commandLine(command, summary, width);
+  const apiCommands = operations.map((op) => line(commandOf(op), op.summary));
+  return [
+    'usage: promotions <command> [arguments] [--field value ...] [--pretty]',
+    '',
+    'Operator commands (on the database: DATABASE_URL, or the embedded one under',
+    'DATA_DIR):',
+    line('serve', 'web service and background worker (same as npm start)'),
+    line('worker', 'background worker only'),
+    line('migrate', 'apply schema/*.sql migrations'),
+    line('keys create --name N [--scopes a,b] [--workspace ID]', 'create an API key (printed once); default scopes: * and workspaces:admin'),
+    line('keys revoke <id>', 'revoke an API key'),
+    line('workspaces create --name N', 'create a workspace; prints its first key once'),
+    line('staff create --email E --role R [--workspace ID]', 'invite a staff user (owner, admin, member, viewer); prints a one-time dashboard link'),
+    '',
+    'API commands (over RPC). The key comes from PROMOTIONS_API_KEY or the config',
+    'file (~/.config/promotions/config.json, --config <file> or PROMOTIONS_CONFIG);',
+    'the service from --base-url, PROMOTIONS_URL or the config file.',
+    ...apiCommands,
+    line('call <operation> [...]', 'any operation by name (e.g. call workspaces.create --name Acme)'),
+    line('import <group|operation> <file.csv|->', 'CSV rows into <group>.import (bulk) or <group>.create, streamed [--set field=value] [--batch-size 100] [--concurrency 8]'),
+    line('export <group|operation>', 'every item of <group>.list, streamed [--format ndjson|csv] [filters]'),
+    line('mcp', 'MCP tool server on stdio (tools = the operations the key allows)'),
+    '',
+    'Output is JSON; --pretty prints a table fitted to the terminal (COLUMNS),',
+    'with a few columns per resource: --columns a,b,c chooses them. Lists: --all',
+    'streams every page as NDJSON. <command> --help shows its fields. --version',
+    'prints the version.',
+  ].join('\n');
+}
+
+const MCP_HELP = [
+  'usage: promotions mcp [--base-url URL] [--config <file>]',
+  '',
+  'Serves the operations the API key allows as MCP tools on stdin/stdout, for an',
+  'agent host that starts it as a subprocess. The key comes from',
+  'PROMOTIONS_API_KEY or the config file, never from a flag.',
+].join('\n');
 
 interface Io {
   stdout: NodeJS.WriteStream;
@@ -162,9 +180,11 @@ async function runExport(io: Io, operations: readonly Operation[], words: string
   const progress = io.stderr.isTTY ? exportProgress(io.stderr) : undefined;
   try {
     const result = await exportList({ client, operation, input, format, out: io.stdout, onProgress: progress?.update });
-    io.stderr.write(`${result.rows} rows exported\n`);
-  } finally {
     progress?.stop();
+    io.stderr.write(`${result.rows} rows exported\n`);
+  } catch (error) {
+    progress?.stop();
+    throw error;
   }
   return 0;
 }
@@ -191,7 +211,8 @@ async function runOperationCommand(io: Io, operations: readonly Operation[], ope
     return 0;
   }
   const result = await client.call(operation.name, input);
-  const text = formatResult(result, flags.has('pretty'));
+  const columns = typeof flags.get('columns') === 'string' ? (flags.get('columns') as string).split(',').map((c) => c.trim()).filter(Boolean) : undefined;
+  const text = formatResult(result, flags.has('pretty'), { columns, width: outputWidth(io.env, io.stdout) });
   if (text) io.stdout.write(text + '\n');
   return 0;
 }
@@ -201,7 +222,7 @@ async function runOperatorCommand(words: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: words,
     allowPositionals: true,
-    options: { name: { type: 'string' }, scopes: { type: 'string' }, workspace: { type: 'string' } },
+    options: { name: { type: 'string' }, scopes: { type: 'string' }, workspace: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } },
   });
   const [command, sub, arg] = positionals;
   const { loadConfigOrExit } = await import('../config.js');
@@ -213,12 +234,13 @@ async function runOperatorCommand(words: string[]): Promise<unknown> {
   if (command === 'migrate') return admin.runMigrate(config, log);
   if (command === 'keys' && sub === 'create') return admin.runKeysCreate(config, log, values);
   if (command === 'keys' && sub === 'revoke') return admin.runKeysRevoke(config, log, { id: arg });
+  if (command === 'staff' && sub === 'create') return admin.runStaffCreate(config, log, values);
   return admin.runWorkspacesCreate(config, log, values);
 }
 
 function isOperatorCommand(words: string[]): boolean {
   const [command, sub] = words;
-  return command === 'migrate' || (command === 'keys' && (sub === 'create' || sub === 'revoke')) || (command === 'workspaces' && sub === 'create');
+  return command === 'migrate' || (command === 'keys' && (sub === 'create' || sub === 'revoke')) || (command === 'workspaces' && sub === 'create') || (command === 'staff' && sub === 'create');
 }
 
 /** Runs one command line; resolves to the exit code. */
@@ -242,6 +264,10 @@ export async function runCli(argv: readonly string[], operations: readonly Opera
       await import(new URL('../../workers/background.js', import.meta.url).href);
       return -1;
     }
+    if (isOperatorCommand(words) && (words.includes('--help') || words.includes('-h'))) {
+      io.stdout.write(usage(operations) + '\n');
+      return 0;
+    }
     if (isOperatorCommand(words)) {
       io.stdout.write(JSON.stringify(await runOperatorCommand(words), null, 2) + '\n');
       return 0;
@@ -249,6 +275,10 @@ export async function runCli(argv: readonly string[], operations: readonly Opera
     if (command === 'import') return await runImport(io, operations, words.slice(1));
     if (command === 'export') return await runExport(io, operations, words.slice(1));
     if (command === 'mcp') {
+      if (words.includes('--help') || words.includes('-h')) {
+        io.stdout.write(MCP_HELP + '\n');
+        return 0;
+      }
       const { serveMcpOverStdio } = await import('./mcp-stdio.js');
       await serveMcpOverStdio(clientFrom(io, splitWords(words.slice(1), GLOBAL_BOOLEANS).flags, operations), operations);
       return 0;
@@ -256,7 +286,7 @@ export async function runCli(argv: readonly string[], operations: readonly Opera
     const found = findOperation(operations, words);
     if (!found) {
       const group = operations.filter((op) => commandOf(op).startsWith(command + ' '));
-      const hint = group.length ? `\n\n${command} commands:\n${group.map((op) => `  ${commandOf(op)}  ${op.summary}`).join('\n')}` : `\n\n${usage(operations)}`;
+      const hint = group.length ? `\n\n${command} commands:\n${group.map((op) => commandLine(commandOf(op), op.summary, COMMAND_COLUMN)).join('\n')}` : `\n\n${usage(operations)}`;
       throw new UsageError(`unknown command: ${words.filter((w) => !w.startsWith('-')).slice(0, 2).join(' ')}${hint}`);
     }
     return await runOperationCommand(io, operations, found.operation, found.rest);

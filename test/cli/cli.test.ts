@@ -93,6 +93,10 @@ describe('generated commands', () => {
     expect(JSON.parse(redeemed.stdout)).toMatchObject({ ok: true });
     const redemptions = await cli(['export', 'redemptions']);
     expect(redemptions.stdout.trim().split('\n').map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ voucherCode: code })]);
+    // The header is the item schema's, so fields the only row lacks (no customer, no stack) are still columns.
+    const redemptionsCsv = (await cli(['export', 'redemptions', '--format', 'csv'])).stdout.trim().split('\r\n');
+    expect(redemptionsCsv).toHaveLength(2);
+    expect(redemptionsCsv[0]!.split(',')).toEqual(expect.arrayContaining(['voucherCode', 'customerId', 'stackId', 'rolledBackAt']));
     const campaigns = await cli(['export', 'campaigns', '--format', 'csv']);
     expect(campaigns.stdout.trim().split('\r\n').length).toBeGreaterThanOrEqual(2);
   });
