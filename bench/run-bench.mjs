@@ -1,7 +1,9 @@
 // The hot-path benchmark: starts the real service (embedded PostgreSQL in a temp folder), a bare node:http server, an
 // express 5 server and a naive express + pg peer on the same PostgreSQL, drives each with autocannon in one run and
 // prints one table (req/s, p50, p99, ratios to each reference), then the bulk figures: 1,000,000 codes generated and
-// inserted, and the service's RSS with them in the database and a bounded cache.
+// inserted, and the service's RSS with them in the database and a bounded cache. The insights rollup is compared in
+// the same run: hot-code and spread redeem against a second service process on the same database started with
+// INSIGHTS_ROLLUP=false (own codes, so neither cache goes stale), in the order on, off, off, on (BENCH_ROLLUP=0 skips).
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
 import { fork, spawn } from 'node:child_process';
@@ -20,6 +22,9 @@ const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const BULK = Number(process.env.BENCH_BULK ?? 1_000_000);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 900) * 1000;
+const ROLLUP_COMPARE = process.env.BENCH_ROLLUP !== '0';
+// Rounds of the rollup comparison, each on, off, off, on per scenario (more rounds average out a busy machine).
+const ROLLUP_ROUNDS = Number(process.env.BENCH_ROLLUP_ROUNDS ?? 2);
 
 const cleanups = [];
 const alnum = (n) => {
@@ -89,16 +94,20 @@ async function main() {
   };
   delete env.DATABASE_URL;
   console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);
-  let output = '';
-  const service = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  service.stdout.on('data', (d) => (output += d));
-  service.stderr.on('data', (d) => (output += d));
-  cleanups.push(async () => {
-    service.kill('SIGINT');
-    await new Promise((r) => (service.exitCode !== null ? r() : service.once('exit', r)));
-  });
+  const startService = async (serviceEnv, servicePort) => {
+    let output = '';
+    const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    cleanups.push(async () => {
+      child.kill('SIGINT');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    });
+    await waitFor(`http://127.0.0.1:${servicePort}/ready`, child, () => output);
+    return child;
+  };
+  const service = await startService(env, port);
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(`${baseUrl}/ready`, service, () => output);
   const auth = { authorization: `Bearer ${key}` };
   const api = async (method, p, body) => {
     const res = await fetch(`${baseUrl}/api/v1${p}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
@@ -116,6 +125,10 @@ async function main() {
   }
   const spreadCampaign = await api('POST', '/campaigns', { name: 'spread', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1_000_000 } });
   const spread = (await api('POST', `/campaigns/${spreadCampaign.id}/vouchers/generate`, { count: 10_000 })).codes;
+  // The rollup-off service's own codes, alike: a code written by both processes would make their caches go stale.
+  await api('POST', '/vouchers', { code: 'HOT-OFF', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 2_000_000_000 });
+  const spreadOffCampaign = await api('POST', '/campaigns', { name: 'spread, rollup off', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1_000_000 } });
+  const spreadOff = (await api('POST', `/campaigns/${spreadOffCampaign.id}/vouchers/generate`, { count: 10_000 })).codes;
 
   const state = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8'));
   const databaseUrl = `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/promotions`;
@@ -148,6 +161,7 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
+  const rollupRows = ROLLUP_COMPARE ? await compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService }) : [];
   const gift = await load('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
   const stack = await load('3-voucher stack', {
     url: baseUrl,
@@ -262,6 +276,21 @@ async function main() {
     `qualification with 20,000 tiers and vouchers: p99 < 20 ms at ${QUAL_RATE} req/s offered (${qualificationAtRate.p99} ms; ${qualification.p99} ms at saturation, ${qualification.rps} req/s; naive peer p99 ${peerQualification.p99} ms at ${peerQualification.rps} req/s)`,
     qualificationAtRate.rps > 0 && qualificationAtRate.p99 < 20,
   );
+  if (rollupRows.length) {
+    console.log(`\nInsights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database), same run, order on, off, off, on:\n`);
+    console.log(`| ${pad('scenario', 26)} | ${pad('rollup on req/s', 16)} | ${pad('rollup off req/s', 16)} | ${pad('on/off', 7)} | ${pad('p99 on/off ms', 13)} | ${pad('ms per commit on/off', 20)} | ${pad('writes per batch on/off', 23)} |`);
+    console.log(`|${'-'.repeat(28)}|${'-'.repeat(18)}|${'-'.repeat(18)}|${'-'.repeat(9)}|${'-'.repeat(15)}|${'-'.repeat(22)}|${'-'.repeat(25)}|`);
+    const mean = (runs, field) => runs.reduce((a, x) => a + x[field], 0) / runs.length;
+    for (const r of rollupRows) {
+      const on = Math.round(mean(r.on, 'rps'));
+      const off = Math.round(mean(r.off, 'rps'));
+      const commit = `${mean(r.on, 'commitMs').toFixed(2)}/${mean(r.off, 'commitMs').toFixed(2)}`;
+      const perBatch = `${mean(r.on, 'perBatch').toFixed(1)}/${mean(r.off, 'perBatch').toFixed(1)}`;
+      console.log(`| ${pad(r.name, 26)} | ${pad(on, 16)} | ${pad(off, 16)} | ${pad(off ? (on / off).toFixed(3) : '-', 7)} | ${pad(`${Math.max(...r.on.map((x) => x.p99))}/${Math.max(...r.off.map((x) => x.p99))}`, 13)} | ${pad(commit, 20)} | ${pad(perBatch, 23)} |`);
+      console.log(`    runs on: ${r.on.map((x) => x.rps).join(', ')}; off: ${r.off.map((x) => x.rps).join(', ')}`);
+      if (off) check(`${r.name}: the rollup costs less than 5 % (${(((off - on) / off) * 100).toFixed(1)} %)`, on >= 0.95 * off);
+    }
+  }
   for (const p of partitionStats) {
     console.log(`partition ${p.partition}: ${p.batches} batches, ${p.averageBatch} writes per batch, ${p.averageCommitMs} ms per commit, ${p.guardRetries} guard retries, ${p.cached} vouchers cached`);
   }
@@ -292,6 +321,62 @@ async function main() {
     console.log(`\nbulk: ${BULK.toLocaleString('en')} codes generated and inserted in ${seconds.toFixed(1)} s (${Math.round(BULK / seconds).toLocaleString('en')} codes/s, 100,000 per call)`);
     console.log(`RSS of the service (web + ${os.availableParallelism()} partition threads) with ${(BULK + 10_006).toLocaleString('en')} vouchers in the database: ${(before / 2 ** 20).toFixed(0)} MB after generation, ${(after / 2 ** 20).toFixed(0)} MB after validating ${sample.length.toLocaleString('en')} distinct codes for 10 s (cache bound ${env.ENGINE_CACHE_SIZE} vouchers per partition)`);
   }
+}
+
+/**
+ * Hot-code and spread redeem with the insights rollup on (the main service) and off (a second service process on the
+ * same database with INSIGHTS_ROLLUP=false, redeeming its own codes), in the order on, off, off, on, so that a drift of
+ * the machine during the runs weighs on both alike.
+ */
+async function compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService }) {
+  const offPort = await freePort();
+  const offEnv = { ...env, DATABASE_URL: databaseUrl, PORT: String(offPort), WORKER_HEALTH_PORT: String(await freePort()), INSIGHTS_ROLLUP: 'false' };
+  await startService(offEnv, offPort);
+  const offUrl = `http://127.0.0.1:${offPort}`;
+  const pickFrom = (codes) => () => codes[Math.floor(Math.random() * codes.length)];
+  const scenarios = [
+    {
+      name: 'redeem, one hot code',
+      on: (label) => load(`rollup on: redeem, one hot code ${label}`, { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody }),
+      off: (label) => load(`rollup off: redeem, one hot code ${label}`, { url: `${offUrl}/api/v1/vouchers/HOT-OFF/redemption`, headers: auth, body: orderBody }),
+    },
+    {
+      name: 'redeem over 10,000 codes',
+      on: (label) => {
+        const pick = pickFrom(spread);
+        return load(`rollup on: redeem over 10,000 codes ${label}`, { url: baseUrl, headers: auth, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }] });
+      },
+      off: (label) => {
+        const pick = pickFrom(spreadOff);
+        return load(`rollup off: redeem over 10,000 codes ${label}`, { url: offUrl, headers: auth, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }] });
+      },
+    },
+  ];
+  // The partitions' commit figures around a run: time per commit statement and writes per batch of that run alone.
+  const commits = async (url) => {
+    const ready = await (await fetch(`${url}/ready`)).json();
+    const partitions = ready.checks?.partitions?.partitions ?? [];
+    return partitions.reduce((a, p) => ({ batches: a.batches + p.batches, ms: a.ms + p.batches * p.averageCommitMs, writes: a.writes + p.batches * p.averageBatch }), { batches: 0, ms: 0, writes: 0 });
+  };
+  const measured = async (url, run) => {
+    const before = await commits(url);
+    const row = await run();
+    const after = await commits(url);
+    const batches = after.batches - before.batches;
+    return { ...row, commitMs: batches ? (after.ms - before.ms) / batches : 0, perBatch: batches ? (after.writes - before.writes) / batches : 0 };
+  };
+  const rows = [];
+  for (const s of scenarios) {
+    const row = { name: s.name, on: [], off: [] };
+    for (let round = 1; round <= ROLLUP_ROUNDS; round++) {
+      row.on.push(await measured(baseUrl, () => s.on(`(${2 * round - 1})`)));
+      row.off.push(await measured(offUrl, () => s.off(`(${2 * round - 1})`)));
+      row.off.push(await measured(offUrl, () => s.off(`(${2 * round})`)));
+      row.on.push(await measured(baseUrl, () => s.on(`(${2 * round})`)));
+    }
+    rows.push(row);
+  }
+  return rows;
 }
 
 runBounded(main, TIMEOUT_MS, cleanups);

@@ -31,8 +31,33 @@ const durationList = z.string().transform((value, ctx) => {
   }
 });
 
+/** One duration such as 30s, 15m or 2h, in milliseconds. */
+const duration = durationList.refine((list) => list.length === 1, 'must be one duration such as 30m or 2h').transform((list) => list[0]!);
+
 /** Audit entries older than this many days are pruned by the worker. */
 export const AUDIT_RETENTION_DAYS_DEFAULT = 365;
+
+/** Requests per second, or 0 / `off` for no limit. */
+const requestRate = z
+  .string()
+  .regex(/^(off|\d+)$/, 'must be a whole number of requests per second, or 0 / off to disable')
+  .transform((value) => (value === 'off' ? 0 : Number(value)))
+  .pipe(z.number().max(1_000_000, 'must be at most 1000000 requests per second'));
+
+export interface RateLimitConfig {
+  requestsPerSecond: number;
+  burst: number;
+}
+
+/**
+ * Server defaults of the token buckets: per API key (when neither the key nor its workspace sets one), generous
+ * enough that `npm run bench` (50 connections on one key, ~6,000 req/s on 2 cores) is never limited; per client
+ * address for requests without a valid key (key guessing, floods).
+ */
+export const RATE_LIMIT_DEFAULTS = Object.freeze({
+  perKey: Object.freeze({ requestsPerSecond: 10_000, burst: 10_000 }),
+  perAddress: Object.freeze({ requestsPerSecond: 20, burst: 100 }),
+});
 
 const postgresUrl = z
   .string()
@@ -63,7 +88,24 @@ const EnvSchema = z.object({
   ENGINE_MAX_BATCH: positiveInt.max(10_000).default(500),
   ENGINE_BATCHES_IN_FLIGHT: positiveInt.max(16).default(1),
   HOT_PATH_DISPATCHER: booleanFlag.default(true),
+  INSIGHTS_ROLLUP: booleanFlag.default(true),
   AUDIT_RETENTION_DAYS: positiveInt.max(36_500).default(AUDIT_RETENTION_DAYS_DEFAULT),
+  LOYALTY_JOBS_INTERVAL: duration.refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h').default(60_000),
+  RATE_LIMIT_PER_KEY: requestRate.optional(),
+  RATE_LIMIT_BURST_PER_KEY: positiveInt.max(10_000_000).optional(),
+  RATE_LIMIT_PER_ADDRESS: requestRate.optional(),
+  RATE_LIMIT_BURST_PER_ADDRESS: positiveInt.max(10_000_000).optional(),
+  RATE_LIMIT_PROCESSES: positiveInt.max(1_000).default(1),
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  TRUST_PROXY: booleanFlag.default(false),
+  BOOTSTRAP_ADMIN_EMAIL: z.email({ error: 'must be an email address' }).optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').max(1024).optional(),
+  STAFF_SESSION_IDLE_TIMEOUT: duration.default(2 * 3_600_000),
+  STAFF_SESSION_MAX_AGE: duration.default(12 * 3_600_000),
+  STAFF_INVITATION_TTL: duration.default(7 * 86_400_000),
+  SIGN_IN_MAX_FAILURES_PER_EMAIL: positiveInt.max(1_000).default(5),
+  SIGN_IN_MAX_FAILURES_PER_ADDRESS: positiveInt.max(100_000).default(20),
+  SIGN_IN_THROTTLE_WINDOW: duration.default(15 * 60_000),
 });
 
 export type Config = Readonly<{
@@ -92,14 +134,32 @@ export type Config = Readonly<{
   engineBatchesInFlight: number;
   /** Serve the hot routes with the lean dispatcher in front of express. */
   hotPathDispatcher: boolean;
+  /** The engine adds every batch's figures to the insights rollup in its commit statement (off: for bench comparisons). */
+  insightsRollup: boolean;
   /** Audit entries older than this are deleted by the worker's retention job. */
   auditRetentionDays: number;
+  /** How often the worker activates pending loyalty points and expires due ones. */
+  loyaltyJobsIntervalMs: number;
+  /** Token buckets per API key and per client address (undefined: off); each web process enforces 1/processes. */
+  rateLimits: RateLimits;
+  /** The dashboard's own origin (cookie-authenticated writes must come from it); https makes the cookie Secure. */
+  publicUrl: string | undefined;
+  /** Behind a reverse proxy: the client address is the last X-Forwarded-For entry. */
+  trustProxy: boolean;
+  bootstrapAdminEmail: string | undefined;
+  bootstrapAdminPassword: string | undefined;
+  staffSessionIdleMs: number;
+  staffSessionMaxAgeMs: number;
+  staffInvitationTtlMs: number;
+  signInMaxFailuresPerEmail: number;
+  signInMaxFailuresPerAddress: number;
+  signInThrottleWindowMs: number;
 }>;
 
 export class ConfigError extends Error {}
 
 /** Never echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY', 'BOOTSTRAP_ADMIN_PASSWORD']);
 
 /** Empty strings count as unset, so `PORT= npm start` means the default. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -107,6 +167,42 @@ function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
     string,
     string
   >;
+}
+
+export interface RateLimits {
+  perKey: RateLimitConfig | undefined;
+  perAddress: RateLimitConfig | undefined;
+  /** Web processes sharing the traffic: the limits are per process, so each enforces this share of them. */
+  processes: number;
+}
+
+const RATE_LIMIT_VARIABLES = {
+  RATE_LIMIT_PER_KEY: true,
+  RATE_LIMIT_BURST_PER_KEY: true,
+  RATE_LIMIT_PER_ADDRESS: true,
+  RATE_LIMIT_BURST_PER_ADDRESS: true,
+  RATE_LIMIT_PROCESSES: true,
+} as const;
+
+function rateLimitsOf(e: Pick<z.infer<typeof EnvSchema>, keyof typeof RATE_LIMIT_VARIABLES>): RateLimits {
+  const limit = (rate: number | undefined, burst: number | undefined, fallback: RateLimitConfig) => {
+    if (rate === 0) return undefined;
+    if (rate === undefined) return { requestsPerSecond: fallback.requestsPerSecond, burst: burst ?? fallback.burst };
+    return { requestsPerSecond: rate, burst: burst ?? rate };
+  };
+  return Object.freeze({
+    perKey: limit(e.RATE_LIMIT_PER_KEY, e.RATE_LIMIT_BURST_PER_KEY, RATE_LIMIT_DEFAULTS.perKey),
+    perAddress: limit(e.RATE_LIMIT_PER_ADDRESS, e.RATE_LIMIT_BURST_PER_ADDRESS, RATE_LIMIT_DEFAULTS.perAddress),
+    processes: e.RATE_LIMIT_PROCESSES,
+  });
+}
+
+/** The RATE_LIMIT_* part of the environment alone (for a composition that was handed no rate limits). */
+export function rateLimitsFromEnvironment(env: NodeJS.ProcessEnv = process.env): RateLimits {
+  const only = Object.fromEntries(Object.entries(withoutEmpty(env)).filter(([name]) => name.startsWith('RATE_LIMIT_')));
+  const parsed = EnvSchema.pick(RATE_LIMIT_VARIABLES).safeParse(only);
+  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${String(parsed.error.issues[0]?.path[0])} ${parsed.error.issues[0]?.message}`);
+  return rateLimitsOf(parsed.data);
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -140,7 +236,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineMaxBatch: e.ENGINE_MAX_BATCH,
     engineBatchesInFlight: e.ENGINE_BATCHES_IN_FLIGHT,
     hotPathDispatcher: e.HOT_PATH_DISPATCHER,
+    insightsRollup: e.INSIGHTS_ROLLUP,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    loyaltyJobsIntervalMs: e.LOYALTY_JOBS_INTERVAL,
+    rateLimits: rateLimitsOf(e),
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    trustProxy: e.TRUST_PROXY,
+    bootstrapAdminEmail: e.BOOTSTRAP_ADMIN_EMAIL?.toLowerCase(),
+    bootstrapAdminPassword: e.BOOTSTRAP_ADMIN_PASSWORD,
+    staffSessionIdleMs: e.STAFF_SESSION_IDLE_TIMEOUT,
+    staffSessionMaxAgeMs: e.STAFF_SESSION_MAX_AGE,
+    staffInvitationTtlMs: e.STAFF_INVITATION_TTL,
+    signInMaxFailuresPerEmail: e.SIGN_IN_MAX_FAILURES_PER_EMAIL,
+    signInMaxFailuresPerAddress: e.SIGN_IN_MAX_FAILURES_PER_ADDRESS,
+    signInThrottleWindowMs: e.SIGN_IN_THROTTLE_WINDOW,
   });
 }
 

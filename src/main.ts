@@ -2,6 +2,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
+import { configureStaff, staffSettingsFrom } from './domains/staff/index.js';
 import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
 import { createLogger } from './platform/logger.js';
 import { packageVersion } from './platform/paths.js';
@@ -33,6 +34,7 @@ async function start() {
   const prepared = await prepareDatabase(database.pool, config, log);
   if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
   configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
+  configureStaff(staffSettingsFrom(config));
   running.service = await startWebService({
     databaseUrl: database.url,
     pool: database.pool,
@@ -45,6 +47,7 @@ async function start() {
       cacheTtlMs: config.engineCacheTtlMs,
       maxBatch: config.engineMaxBatch,
       batchesInFlight: config.engineBatchesInFlight,
+      insightsRollup: config.insightsRollup,
       logLevel: config.logLevel,
     },
     maxBodyBytes: config.maxBodyBytes,

@@ -1,6 +1,7 @@
 // Start-up steps shared by the web process, the worker and the CLI: reach the database, migrate, seed access.
 import type { Config } from './config.js';
 import { countActiveApiKeys, ensureBootstrapApiKey } from './domains/access/index.js';
+import { ensureBootstrapOwner } from './domains/staff/index.js';
 import { ensureDefaultWorkspace } from './domains/workspaces/index.js';
 import { createCursorCodec, type CursorCodec } from './platform/cursor.js';
 import { createPool, type Pool } from './platform/database.js';
@@ -54,6 +55,10 @@ export async function prepareDatabase(pool: Pool, config: Config, log: Logger): 
   if (config.bootstrapApiKey) {
     const outcome = await ensureBootstrapApiKey(pool, workspace.id, config.bootstrapApiKey);
     log.info({ outcome }, 'bootstrap API key checked');
+  }
+  if (config.bootstrapAdminEmail && config.bootstrapAdminPassword) {
+    const outcome = await ensureBootstrapOwner(pool, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
+    log.info({ outcome, email: config.bootstrapAdminEmail }, 'bootstrap staff owner checked');
   }
   return { defaultWorkspaceId: workspace.id, hasApiKeys: (await countActiveApiKeys(pool)) > 0 };
 }

@@ -7,8 +7,10 @@ import type { Authenticator } from './contract/actor.js';
 import type { RedemptionEngine } from './contract/engine-port.js';
 import type { BoundHandler, ServiceDeps } from './contract/handler.js';
 import { secretFieldNames } from './contract/secrets.js';
-import { ApiKeyVerifier, apiKeyAuthenticator } from './domains/access/index.js';
+import { ApiKeyVerifier, apiKeyAuthenticator, RequestRateLimiter, type RateLimitSettings } from './domains/access/index.js';
+import { rateLimitsFromEnvironment } from './config.js';
 import { RULES_CHANNEL } from './domains/rules/index.js';
+import { ownOrigins, staffSessionAuthenticator, staffSettings } from './domains/staff/index.js';
 import { startRedemptionEngine, type EngineOptions } from './engine/redemption-engine.js';
 import { createApp } from './http/app.js';
 import type { ReadinessCheck } from './http/health.js';
@@ -41,6 +43,8 @@ export interface WebServiceOptions {
   extraHandlers?: readonly BoundHandler[];
   /** More authenticators after the API key (the staff session cookie plugs in here). */
   authenticators?: readonly Authenticator[];
+  /** Token buckets per key and per client address; default: the RATE_LIMIT_* environment (config.ts). */
+  rateLimits?: RateLimitSettings | undefined;
 }
 
 export interface WebService {
@@ -71,11 +75,15 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   await untilListening([keyListener, ruleListener], 2_000);
 
   const deps: ServiceDeps = { db: pool, cursors: options.cursors, log, engine, forgetApiKeys: () => verifier.forget() };
+  // The session cookie, asked after the API key (a Bearer key wins); its writes must come from the service's origin.
+  let listeningPort: number | undefined;
+  const staffSession = staffSessionAuthenticator(pool, log, () => ownOrigins(staffSettings(), listeningPort));
   const pipeline = new OperationPipeline({
     handlers,
     deps,
-    authenticators: [apiKeyAuthenticator(verifier), ...(options.authenticators ?? [])],
+    authenticators: [apiKeyAuthenticator(verifier), staffSession, ...(options.authenticators ?? [])],
     secretFields: secretFieldNames(handlers.flatMap((h) => [h.operation.body, h.operation.output])),
+    rateLimits: new RequestRateLimiter(verifier, options.rateLimits ?? rateLimitsFromEnvironment()),
   });
   const readinessChecks = options.readinessChecks ?? {
     database: databaseCheck(pool),
@@ -100,6 +108,7 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   }
   server.keepAliveTimeout = 65_000;
   const address = server.address() as AddressInfo;
+  listeningPort = address.port;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {

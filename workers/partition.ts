@@ -11,7 +11,7 @@ const log = createLogger(settings.logLevel).child({ partition: settings.partitio
 // A partition waits for its connection rather than fail a whole batch on a busy machine.
 // Generic plans: the engine's few fixed statements are planned once per connection, not at every batch.
 const db = createPool(settings.databaseUrl, { max: settings.poolSize, log, connectionTimeoutMs: 30_000, options: '-c plan_cache_mode=force_generic_plan' });
-const runtime = new PartitionRuntime({ db, log, cacheSize: settings.cacheSize, cacheTtlMs: settings.cacheTtlMs, maxBatch: settings.maxBatch, batchesInFlight: settings.batchesInFlight });
+const runtime = new PartitionRuntime({ db, log, cacheSize: settings.cacheSize, cacheTtlMs: settings.cacheTtlMs, maxBatch: settings.maxBatch, batchesInFlight: settings.batchesInFlight, partition: settings.partition, insightsRollup: settings.insightsRollup });
 const port = parentPort!;
 
 port.on('message', (request: PartitionRequest) => {

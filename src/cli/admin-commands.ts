@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { ADMIN_SCOPES, isScope } from '../contract/scopes.js';
 import { createApiKey, revokeApiKeyById } from '../domains/access/index.js';
 
+import { inviteStaffUser, STAFF_ROLES, type StaffRoleName } from '../domains/staff/index.js';
 import { createWorkspace } from '../domains/workspaces/index.js';
 import type { Logger } from '../platform/logger.js';
 import { UsageError } from './operation-command.js';
@@ -51,4 +52,21 @@ export async function runKeysRevoke(config: Config, log: Logger, options: { id?:
 export async function runWorkspacesCreate(config: Config, log: Logger, options: { name?: string | undefined }) {
   if (!options.name) throw new UsageError('workspaces create needs --name <name>');
   return withDatabase(config, log, (db) => createWorkspace(db.pool, options.name!));
+}
+
+/** An invitation made on the database; its link (holding the one-time token) is printed once. */
+export async function runStaffCreate(config: Config, log: Logger, options: { email?: string | undefined; role?: string | undefined; workspace?: string | undefined }) {
+  if (!options.email || !/^[^@\s]+@[^@\s]+$/.test(options.email)) throw new UsageError('staff create needs --email <address>');
+  if (!(STAFF_ROLES as readonly string[]).includes(options.role ?? '')) throw new UsageError(`staff create needs --role ${STAFF_ROLES.join('|')}`);
+  const dashboardUrl = `${config.publicUrl ?? `http://127.0.0.1:${config.port}`}/dashboard`;
+  return withDatabase(config, log, async (db, defaultWorkspaceId) => {
+    const created = await inviteStaffUser(db.pool, {
+      workspaceId: options.workspace ?? defaultWorkspaceId,
+      email: options.email!,
+      role: options.role as StaffRoleName,
+      dashboardUrl,
+      ttlMs: config.staffInvitationTtlMs,
+    });
+    return { id: created.id, email: created.email, role: created.role, expiresAt: created.expiresAt, link: created.link };
+  });
 }

@@ -3,9 +3,9 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ApiError, CLIENT_VERSION, type PromotionsClient } from '../client/index.js';
 import type { Operation } from '../contract/operation.js';
-import { createToolServer } from '../transports/mcp-tools.js';
+import { createToolServer, type Toolset } from '../transports/mcp-tools.js';
 
-export async function serveMcpOverStdio(client: PromotionsClient, operations: readonly Operation[]): Promise<void> {
+export async function serveMcpOverStdio(client: PromotionsClient, operations: readonly Operation[], toolsets?: readonly Toolset[]): Promise<void> {
   // Fails fast (and clearly) on a wrong key, an unreachable service or a version mismatch.
   const description = await client.describe();
   const allowed = new Set(description.operations.map((op) => op.name));
@@ -13,6 +13,7 @@ export async function serveMcpOverStdio(client: PromotionsClient, operations: re
     operations,
     allowed: (op) => allowed.has(op.name),
     version: CLIENT_VERSION,
+    ...(toolsets ? { toolsets } : {}),
     call: async (operation, args) => {
       try {
         return { ok: true, output: await client.call(operation.name, args) };

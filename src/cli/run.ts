@@ -14,7 +14,7 @@ import { csvProgress, exportProgress } from './progress.js';
 export { UsageError };
 
 const GLOBAL_BOOLEANS = new Set(['pretty', 'all', 'help', 'version']);
-const GLOBAL_VALUES = ['config', 'base-url', 'input', 'format', 'concurrency', 'batch-size', 'columns'];
+const GLOBAL_VALUES = ['config', 'base-url', 'input', 'format', 'concurrency', 'batch-size', 'columns', 'toolset'];
 /** Where summaries start in the help's command lists. */
 const COMMAND_COLUMN = 34;
 
@@ -65,11 +65,13 @@ function usage(operations: readonly Operation[]): string {
 }
 
 const MCP_HELP = [
-  'usage: promotions mcp [--base-url URL] [--config <file>]',
+  'usage: promotions mcp [--toolset checkout|admin] [--base-url URL] [--config <file>]',
   '',
   'Serves the operations the API key allows as MCP tools on stdin/stdout, for an',
   'agent host that starts it as a subprocess. The key comes from',
-  'PROMOTIONS_API_KEY or the config file, never from a flag.',
+  'PROMOTIONS_API_KEY or the config file, never from a flag. --toolset checkout',
+  'lists only validate, redeem, stack, roll back, qualification and customer',
+  'lookup; admin the rest; default both.',
 ].join('\n');
 
 interface Io {
@@ -280,7 +282,16 @@ export async function runCli(argv: readonly string[], operations: readonly Opera
         return 0;
       }
       const { serveMcpOverStdio } = await import('./mcp-stdio.js');
-      await serveMcpOverStdio(clientFrom(io, splitWords(words.slice(1), GLOBAL_BOOLEANS).flags, operations), operations);
+      const { parseToolsets } = await import('../transports/mcp-tools.js');
+      const { flags } = splitWords(words.slice(1), GLOBAL_BOOLEANS);
+      const toolset = flags.get('toolset');
+      let toolsets;
+      try {
+        toolsets = parseToolsets(typeof toolset === 'string' ? toolset : undefined);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
+      await serveMcpOverStdio(clientFrom(io, flags, operations), operations, toolsets);
       return 0;
     }
     const found = findOperation(operations, words);

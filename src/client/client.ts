@@ -1,42 +1,49 @@
-// The client library: every registered operation over RPC by name, typed from the zod schemas; safe retries,
-// time-outs, list iteration, typed errors and the version handshake.
-import type { Operation } from '../contract/operation.js';
-import { operations } from '../contract/registry.js';
+// The client library: every operation over RPC by name, typed by an operation map (from the zod schemas in this
+// repository, generated for the published package); safe retries, time-outs, list iteration, typed errors and the
+// version handshake. Imports nothing outside src/client, so the client package is compiled from it as it is.
 import { ApiError, ConnectionError, PromotionsError, TimeoutError, VersionMismatchError, type ProblemDetails } from './errors.js';
-import type { GroupName, InputArgs, InputOf, ItemOf, ListOperationName, OperationName, OutputOf } from './operation-types.js';
+import type { GroupIn, InputArgsIn, InputIn, ItemIn, ListNameIn, NameIn, OperationMap, OutputIn } from './operation-map.js';
 import { CLIENT_VERSION, CLIENT_VERSION_HEADER } from './version.js';
+
+/** What the client needs to know of an operation at run time (the registry's operations have these fields). */
+export interface OperationInfo {
+  readonly name: string;
+  readonly method: string;
+  readonly scope: string;
+  readonly idempotent?: boolean | undefined;
+}
 
 export interface ClientOptions {
   /** The service, e.g. `https://promotions.example.com` (no /api suffix). */
   baseUrl: string;
   /** `service_<prefix>_<secret>`. Never ship it to a browser. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Per attempt; default 30 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Retries of retry-safe calls (reads and idempotent operations); default 2. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Longest wait between attempts; default 8 s. */
-  maxRetryDelayMs?: number;
+  maxRetryDelayMs?: number | undefined;
   /** An apiKey where `window` exists is refused unless you say this code runs on a server (or you accept the risk). */
-  dangerouslyAllowBrowser?: boolean;
-  fetch?: typeof fetch;
-  headers?: Record<string, string>;
-  /** Operations not in this package's registry (a newer server), callable by name; see call(). */
-  extraOperations?: readonly Operation[];
+  dangerouslyAllowBrowser?: boolean | undefined;
+  fetch?: typeof fetch | undefined;
+  headers?: Record<string, string> | undefined;
+  /** Operations not in this package's table (a newer server), callable by name; see call(). */
+  extraOperations?: readonly OperationInfo[] | undefined;
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
   /** For idempotent operations: the key of this logical call (default: a new UUID, reused on every retry). */
-  idempotencyKey?: string;
-  maxRetries?: number;
+  idempotencyKey?: string | undefined;
+  maxRetries?: number | undefined;
 }
 
 export interface BatchCall {
   operation: string;
-  input?: Record<string, unknown>;
-  idempotencyKey?: string;
+  input?: Record<string, unknown> | undefined;
+  idempotencyKey?: string | undefined;
 }
 
 export type BatchOutcome = { ok: true; status: number; output: unknown } | { ok: false; status: number; error: ApiError };
@@ -48,24 +55,26 @@ export interface ServerDescription {
   operations: Array<{ name: string; method: string; scope: string; summary: string; idempotent: boolean }>;
 }
 
-type Namespaces = {
-  [G in GroupName]: {
-    [N in OperationName as N extends `${G}.${infer V}` ? V : never]: (...args: [...InputArgs<N>, options?: CallOptions]) => Promise<OutputOf<N>>;
+type Namespaces<Api extends OperationMap<Api>> = {
+  [G in GroupIn<Api>]: {
+    [N in NameIn<Api> as N extends `${G}.${infer V}` ? V : never]: (
+      ...args: [...InputArgsIn<Api, N>, options?: CallOptions]
+    ) => Promise<OutputIn<Api, N>>;
   };
 };
 
-export interface ClientCore {
+export interface ClientCore<Api extends OperationMap<Api>> {
   readonly version: string;
   readonly baseUrl: string;
   /** Typed call by operation name. */
-  call<N extends OperationName>(name: N, ...args: [...InputArgs<N>, options?: CallOptions]): Promise<OutputOf<N>>;
-  /** Untyped call by name, for operations this client's registry does not know. */
+  call<N extends NameIn<Api>>(name: N, ...args: [...InputArgsIn<Api, N>, options?: CallOptions]): Promise<OutputIn<Api, N>>;
+  /** Untyped call by name, for operations this client's table does not know. */
   call(name: string, input?: Record<string, unknown>, options?: CallOptions): Promise<unknown>;
   /** Every item of a list operation, page after page (follows `next`). */
-  list<N extends ListOperationName>(name: N, input?: InputOf<N>, options?: CallOptions): AsyncGenerator<ItemOf<N>>;
+  list<N extends ListNameIn<Api>>(name: N, input?: InputIn<Api, N>, options?: CallOptions): AsyncGenerator<ItemIn<Api, N>>;
   list(name: string, input?: Record<string, unknown>, options?: CallOptions): AsyncGenerator<unknown>;
   /** The pages of a list operation. */
-  pages<N extends ListOperationName>(name: N, input?: InputOf<N>, options?: CallOptions): AsyncGenerator<OutputOf<N>>;
+  pages<N extends ListNameIn<Api>>(name: N, input?: InputIn<Api, N>, options?: CallOptions): AsyncGenerator<OutputIn<Api, N>>;
   pages(name: string, input?: Record<string, unknown>, options?: CallOptions): AsyncGenerator<{ data: unknown[]; next?: string }>;
   /**
    * Many calls in one request (at most 1000), answered in order, each with its own outcome: a failed call does not
@@ -78,13 +87,13 @@ export interface ClientCore {
   serverVersion(options?: CallOptions): Promise<string>;
 }
 
-export type PromotionsClient = ClientCore & Namespaces;
+export type ClientFor<Api extends OperationMap<Api>> = ClientCore<Api> & Namespaces<Api>;
 
 const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
 const RESERVED = new Set(['version', 'baseUrl', 'call', 'list', 'pages', 'batch', 'describe', 'serverVersion']);
 
 /** Reads (GET, or a POST needing only a read scope, such as vouchers.validate) and operations taking an idempotency key. */
-function isRetrySafe(operation: Operation | undefined): boolean {
+function isRetrySafe(operation: OperationInfo | undefined): boolean {
   return operation !== undefined && (operation.method === 'get' || operation.scope.endsWith(':read') || Boolean(operation.idempotent));
 }
 
@@ -112,7 +121,8 @@ async function readBody(res: Response): Promise<unknown> {
   }
 }
 
-export function createClient(options: ClientOptions): PromotionsClient {
+/** A client for the operations of `table`, typed by `Api` (the entry points bind both: index.ts here, the package's). */
+export function createClientFor<Api extends OperationMap<Api>>(table: readonly OperationInfo[], options: ClientOptions): ClientFor<Api> {
   if (options.apiKey && typeof (globalThis as { window?: unknown }).window !== 'undefined' && !options.dangerouslyAllowBrowser) {
     throw new PromotionsError(
       'refusing to use an API key in a browser: anyone can read it there. Call the service from your server, or pass ' +
@@ -121,7 +131,7 @@ export function createClient(options: ClientOptions): PromotionsClient {
   }
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const known = new Map<string, Operation>([...operations, ...(options.extraOperations ?? [])].map((op) => [op.name, op]));
+  const known = new Map<string, OperationInfo>([...table, ...(options.extraOperations ?? [])].map((op) => [op.name, op]));
   const baseHeaders: Record<string, string> = {
     accept: 'application/json',
     [CLIENT_VERSION_HEADER]: CLIENT_VERSION,
@@ -185,7 +195,7 @@ export function createClient(options: ClientOptions): PromotionsClient {
     const headers: Record<string, string> = {};
     // One key per logical call, sent on every attempt, so a retried redemption is replayed, never repeated.
     if (operation?.idempotent) {
-      const given = callOptions.idempotencyKey ?? (input?.idempotencyKey as string | undefined);
+      const given = callOptions.idempotencyKey ?? (input?.['idempotencyKey'] as string | undefined);
       headers['idempotency-key'] = given ?? globalThis.crypto.randomUUID();
     }
     return request('POST', `/api/rpc/${encodeURIComponent(name)}`, name, input ?? {}, callOptions, isRetrySafe(operation), headers);
@@ -194,7 +204,7 @@ export function createClient(options: ClientOptions): PromotionsClient {
   async function batch(calls: readonly BatchCall[], callOptions: CallOptions = {}): Promise<BatchOutcome[]> {
     const sent = calls.map((c) => {
       const operation = known.get(c.operation);
-      const key = operation?.idempotent ? (c.idempotencyKey ?? (c.input?.idempotencyKey as string | undefined) ?? globalThis.crypto.randomUUID()) : c.idempotencyKey;
+      const key = operation?.idempotent ? (c.idempotencyKey ?? (c.input?.['idempotencyKey'] as string | undefined) ?? globalThis.crypto.randomUUID()) : c.idempotencyKey;
       return { operation: c.operation, ...(c.input ? { input: c.input } : {}), ...(key ? { idempotencyKey: key } : {}) };
     });
     const retrySafe = calls.every((c) => isRetrySafe(known.get(c.operation)));
@@ -209,7 +219,7 @@ export function createClient(options: ClientOptions): PromotionsClient {
   }
 
   async function* pages(name: string, input: Record<string, unknown> = {}, callOptions?: CallOptions) {
-    let cursor = input.cursor as string | undefined;
+    let cursor = input['cursor'] as string | undefined;
     do {
       const page = (await call(name, { ...input, ...(cursor ? { cursor } : {}) }, callOptions)) as { data: unknown[]; next?: string };
       yield page;
@@ -242,7 +252,7 @@ export function createClient(options: ClientOptions): PromotionsClient {
     const namespace = (core[group] ??= {}) as Record<string, unknown>;
     namespace[verb] = (input?: Record<string, unknown>, callOptions?: CallOptions) => call(name, input, callOptions);
   }
-  return core as unknown as PromotionsClient;
+  return core as unknown as ClientFor<Api>;
 }
 
 

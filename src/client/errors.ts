@@ -1,5 +1,11 @@
 // Typed client errors: ApiError carries the problem+json fields; connection failures and time-outs are their own.
-import type { ProblemCode, ProblemFieldError } from '../contract/problems.js';
+import type { ProblemCode } from './problem-codes.js';
+
+/** One field named by a 400 `invalid_request`. */
+export interface ProblemFieldError {
+  path: string;
+  message: string;
+}
 
 export class PromotionsError extends Error {
   override name = 'PromotionsError';

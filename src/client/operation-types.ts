@@ -1,7 +1,9 @@
-// Types of the client derived from the registry: operation names, inputs (before defaults) and outputs.
+// Types of the client derived from the registry: operation names, inputs (before defaults) and outputs. The client
+// package gets the same names from types generated at build time (scripts/build-client-package.mjs).
 import type { z } from 'zod';
 import type { ObjectSchema, Operation } from '../contract/operation.js';
 import type { operations } from '../contract/registry.js';
+import type { GroupIn, InputArgsIn, ItemIn, ListNameIn } from './operation-map.js';
 
 export type RegisteredOperation = (typeof operations)[number];
 export type OperationName = RegisteredOperation['name'];
@@ -24,15 +26,12 @@ export type OutputOf<N extends OperationName> =
       : void
     : never;
 
+/** Every registered operation's types, the map the client is typed by. */
+export type RegistryApi = { [N in OperationName]: { input: InputOf<N>; output: OutputOf<N> } };
+
 /** Operations answering a list envelope `{ data, next?, prev? }`. */
-export type ListOperationName = {
-  [N in OperationName]: OutputOf<N> extends { data: unknown[]; next?: string } ? N : never;
-}[OperationName];
-
-export type ItemOf<N extends ListOperationName> = OutputOf<N> extends { data: Array<infer T> } ? T : never;
-
-type GroupOf<N> = N extends `${infer G}.${string}` ? G : never;
-export type GroupName = GroupOf<OperationName>;
-
+export type ListOperationName = ListNameIn<RegistryApi>;
+export type ItemOf<N extends ListOperationName> = ItemIn<RegistryApi, N>;
+export type GroupName = GroupIn<RegistryApi>;
 /** An input with no required field may be left out. */
-export type InputArgs<N extends OperationName> = {} extends InputOf<N> ? [input?: InputOf<N>] : [input: InputOf<N>];
+export type InputArgs<N extends OperationName> = InputArgsIn<RegistryApi, N>;

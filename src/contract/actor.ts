@@ -9,6 +9,8 @@ export interface Actor {
   label: string;
   scopes: readonly string[];
   workspaceId: string;
+  /** The session a staff user signed in with (its sign-out ends that one). */
+  sessionId?: string | undefined;
 }
 
 /** Where a call came from, as the audit log records it. `requestId` is the response's X-Request-Id. */

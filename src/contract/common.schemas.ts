@@ -20,9 +20,32 @@ export const Money = z
   .max(Number.MAX_SAFE_INTEGER)
   .meta({ description: 'An amount in minor units (cents), never a float.', example: 1999 });
 
+const SAFE_LIMIT = `2^53-1 (${Number.MAX_SAFE_INTEGER})`;
+
+/**
+ * For a list of order lines (superRefine): each line total (quantity × price) and the sum of them stay within 2^53-1,
+ * the largest amount a JSON number carries exactly.
+ */
+export function boundLineTotals(items: ReadonlyArray<{ quantity: number; price: number }>, ctx: z.RefinementCtx): void {
+  let sum = 0;
+  items.forEach((item, index) => {
+    const line = item.quantity * item.price;
+    sum += line;
+    if (line > Number.MAX_SAFE_INTEGER) ctx.addIssue({ code: 'custom', path: [index], message: `quantity × price passes ${SAFE_LIMIT}` });
+  });
+  if (sum > Number.MAX_SAFE_INTEGER) ctx.addIssue({ code: 'custom', message: `the line totals add up past ${SAFE_LIMIT}` });
+}
+
+/** Free-form JSON (any field typed as an unknown value: metadata, ...) nests at most this deep; checked at the edge. */
+export const MAX_FREE_FORM_DEPTH = 32;
+/** ... and takes at most this many bytes as UTF-8 JSON text. */
+export const MAX_FREE_FORM_BYTES = 65_536;
+
 export const Metadata = z
   .record(z.string().max(100), z.unknown())
-  .meta({ description: 'Free-form key/value data kept with the resource.' });
+  .meta({
+    description: `Free-form key/value data kept with the resource: at most ${MAX_FREE_FORM_DEPTH} levels deep and ${MAX_FREE_FORM_BYTES / 1024} KiB as JSON.`,
+  });
 
 export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'Page size, 1..100.' }),

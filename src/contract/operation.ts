@@ -40,7 +40,11 @@ export interface OperationSpec<
   hot?: boolean;
 }
 
-export type OperationEffect = 'read' | 'write' | 'redemption';
+/**
+ * `sign-in` (signing in, accepting an invitation): the operation writes its own audit entry, since the actor it
+ * records is known only once the credentials are checked, and a refused attempt is recorded as well.
+ */
+export type OperationEffect = 'read' | 'write' | 'redemption' | 'sign-in';
 
 export interface Operation<
   P extends ObjectSchema | undefined = ObjectSchema | undefined,

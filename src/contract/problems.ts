@@ -6,6 +6,7 @@ export const PROBLEMS = Object.freeze({
   forbidden: { status: 403, title: 'Forbidden' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  not_acceptable: { status: 406, title: 'Not acceptable' },
   conflict: { status: 409, title: 'Conflict' },
   idempotency_conflict: { status: 409, title: 'Idempotency key reused with a different request' },
   payload_too_large: { status: 413, title: 'Payload too large' },

@@ -6,12 +6,15 @@ import { customerContract } from '../domains/customers/customer.contract.js';
 import { redemptionContract } from '../domains/redemptions/redemption.contract.js';
 import { validationRuleContract } from '../domains/rules/validation-rule.contract.js';
 import { segmentContract } from '../domains/segments/segment.contract.js';
+import { staffContract } from '../domains/staff/staff.contract.js';
 import { eventContract } from '../domains/events/event.contract.js';
+import { insightContract } from '../domains/insights/insight.contract.js';
 import { promotionContract } from '../domains/promotions/promotion.contract.js';
 import { orderContract } from '../domains/orders/order.contract.js';
 import { publicationContract } from '../domains/publications/publication.contract.js';
 import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
+import { loyaltyContract } from '../domains/loyalty/loyalty.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
 
 // Not annotated as Operation[]: the element type keeps each operation's name and schemas for the typed client.
@@ -30,4 +33,7 @@ export const operations = Object.freeze([
   ...Object.values(validationRuleContract),
   ...Object.values(segmentContract),
   ...Object.values(auditContract),
+  ...Object.values(loyaltyContract),
+  ...Object.values(staffContract),
+  ...Object.values(insightContract),
 ]);

@@ -18,7 +18,10 @@ export const SCOPE_GROUPS = [
 ] as const;
 
 export type ScopeGroup = (typeof SCOPE_GROUPS)[number];
-export type Scope = '*' | `${ScopeGroup}:read` | `${ScopeGroup}:write` | 'workspaces:admin';
+/** The scope of operations anyone may call, signed in or not (signing in, accepting an invitation); never granted. */
+export const NO_SCOPE = 'none';
+
+export type Scope = '*' | `${ScopeGroup}:read` | `${ScopeGroup}:write` | 'workspaces:admin' | typeof NO_SCOPE;
 
 export const ALL_SCOPES: readonly Scope[] = [
   '*',
@@ -34,6 +37,7 @@ export function isScope(value: string): value is Scope {
 }
 
 export function hasScope(granted: readonly string[], required: Scope): boolean {
+  if (required === NO_SCOPE) return true;
   if (granted.includes(required)) return true;
   if (required === 'workspaces:admin') return false;
   if (granted.includes('*')) return true;

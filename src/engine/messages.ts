@@ -54,7 +54,9 @@ export type PartitionCall =
   | { type: 'hold'; workspaceId: string; holdId: string; items: HoldItem[]; customer: CustomerUse }
   | { type: 'release'; workspaceId: string; holdId: string; applied: boolean }
   | { type: 'forget'; workspaceId: string; code?: string | undefined; campaignId?: string | undefined; rules?: boolean | undefined; budgetOf?: string | undefined }
-  | { type: 'ping' };
+  | { type: 'ping' }
+  /** Write the refusal counts kept in memory now (before a stop). */
+  | { type: 'flush' };
 
 export interface SnapshotEntry {
   code: string;
@@ -91,5 +93,7 @@ export interface PartitionSettings {
   cacheTtlMs: number;
   maxBatch: number;
   batchesInFlight: number;
+  /** Add each batch's figures to the insights rollup in its commit statement. */
+  insightsRollup: boolean;
   logLevel: string;
 }

@@ -169,7 +169,13 @@ export class PartitionRouter {
       : { ok: true, detail: `${answers.length} partitions`, partitions };
   }
 
+  /** Each partition writes what it counted in memory (refusals), bounded in time, then all are stopped. */
   async stop(): Promise<void> {
+    await Promise.all(
+      this.threads.map((t) =>
+        Promise.race([t.call({ type: 'flush' }), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]).catch(() => undefined),
+      ),
+    );
     await Promise.all(this.threads.map((t) => t.stop()));
   }
 }

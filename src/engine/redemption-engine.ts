@@ -7,7 +7,10 @@ import type { Logger } from '../platform/logger.js';
 import { validationOutcome } from '../domains/redemptions/redemption.rules.js';
 import { PartitionRouter } from './partition-router.js';
 import { loadTierSnapshots } from './partition/hot-path.sql.js';
+import { RefusalCounts } from './partition/refusal-counts.js';
 import { StackRedemption } from './stack/stack-redemption.js';
+
+const STACK_WRITER = -1;
 
 export interface EngineOptions {
   databaseUrl: string;
@@ -19,6 +22,8 @@ export interface EngineOptions {
   maxBatch: number;
   /** Batches a partition decides or commits at once (default 1). */
   batchesInFlight?: number;
+  /** Add every batch's figures to the insights rollup in its commit statement (default true; INSIGHTS_ROLLUP). */
+  insightsRollup?: boolean;
   log: Logger;
   logLevel: string;
 }
@@ -32,13 +37,16 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       cacheTtlMs: options.cacheTtlMs,
       maxBatch: options.maxBatch,
       batchesInFlight: options.batchesInFlight ?? 1,
+      insightsRollup: options.insightsRollup ?? true,
       logLevel: options.logLevel,
     },
     options.partitions,
     options.log,
   );
   await router.started();
-  const stacks = new StackRedemption(options.db, router);
+  // The web thread's stack coordinator is writer -1 of the insight rows: partitions are 0..P-1.
+  const refusals = new RefusalCounts(options.db, STACK_WRITER, options.log);
+  const stacks = new StackRedemption(options.db, router, { rollup: options.insightsRollup === false ? 'off' : { writer: STACK_WRITER }, refusals });
   const route = (workspaceId: string, code: string) => router.route(workspaceId, code);
 
   return {
@@ -77,6 +85,8 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     },
     tierSnapshots: (workspaceId) => loadTierSnapshots(options.db, workspaceId),
     check: () => router.check(2_000),
-    stop: () => router.stop(),
+    async stop() {
+      await Promise.all([router.stop(), refusals.stop().catch(() => undefined)]);
+    },
   };
 }

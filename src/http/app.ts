@@ -3,7 +3,7 @@
 import express, { type RequestHandler } from 'express';
 import typeis from 'type-is';
 import { ProblemError } from '../contract/problems.js';
-import { hasRequestContent, JSON_TYPES } from '../platform/http-request.js';
+import { hasRequestContent, JSON_TYPES, parseJsonBody } from '../platform/http-request.js';
 import type { Logger } from '../platform/logger.js';
 import type { OperationPipeline } from '../transports/execute-operation.js';
 import { MCP_PATH, mcpRouter } from '../transports/mcp-http.js';
@@ -12,6 +12,7 @@ import { requestValidator } from '../transports/request-validator.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
 import { RPC_PREFIX, rpcRouter } from '../transports/rpc.js';
 import { authenticate } from './authenticate.js';
+import { DASHBOARD_PATH, dashboardRoutes, sessionCookieRoutes } from './dashboard.js';
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { notFoundHandler, problemHandler } from './problem-handler.js';
 import { requestContext } from './request-context.js';
@@ -33,6 +34,12 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
+// The body arrives as bytes and is decoded by the same function as on the hot path (UTF-8 only, BOM dropped).
+const decodeJsonBody: RequestHandler = (req, _res, next) => {
+  if (Buffer.isBuffer(req.body)) req.body = parseJsonBody(req, req.body);
+  next();
+};
+
 export function createApp(options: AppOptions): express.Express {
   const { pipeline } = options;
   const app = express();
@@ -42,8 +49,9 @@ export function createApp(options: AppOptions): express.Express {
   const document = buildOpenApiDocument(pipeline.operations, options.version);
   const guard = [
     requireJsonBody,
-    express.json({ limit: options.maxBodyBytes, type: JSON_TYPES, strict: true }),
-    authenticate((credentials) => pipeline.authenticate(credentials)),
+    express.raw({ limit: options.maxBodyBytes, type: JSON_TYPES }),
+    decodeJsonBody,
+    authenticate((caller) => pipeline.admit(caller)),
   ];
 
   app.use(requestContext(options.log));
@@ -51,6 +59,10 @@ export function createApp(options: AppOptions): express.Express {
   app.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });
+
+  // The session routes' cookie face answers before the REST face (sign-in needs no credentials); the dashboard's files.
+  app.use(API_PREFIX, sessionCookieRoutes({ pipeline, maxBodyBytes: options.maxBodyBytes }));
+  app.use(DASHBOARD_PATH, dashboardRoutes());
 
   const api = express.Router();
   api.use(...guard);

@@ -1,5 +1,5 @@
-// What the worker process runs on pg-boss: the webhook delivery pipeline, and the scheduled pruning of expired
-// idempotency keys and audit entries. Also started in-process by tests.
+// What the worker process runs on pg-boss: the webhook delivery pipeline, the loyalty subscriber and points sweep, and
+// the scheduled pruning of expired idempotency keys and audit entries. Also started in-process by tests.
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
@@ -12,6 +12,7 @@ import {
 } from '../domains/webhooks/index.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
+import { loyaltyPointsQueue, startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config.js';
 import { startJobQueue } from './job-queue.js';
 import { createJobScheduler } from './scheduled-jobs.js';
@@ -27,11 +28,12 @@ export async function startBackgroundJobs(options: {
   webhooks: WebhookSettings;
   limits?: Partial<DeliveryLimits>;
   auditRetentionDays?: number;
+  loyalty?: Partial<LoyaltyJobSettings>;
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
   const boss = await startJobQueue(pool, log, {
-    queues: [webhookDeliveryQueue(webhooks)],
+    queues: [webhookDeliveryQueue(webhooks), loyaltyPointsQueue()],
     // Often enough that an attempt orphaned by a killed worker runs again soon after its expiry.
     maintenanceIntervalSeconds: Math.min(60, Math.max(1, Math.ceil(expiry / 2))),
   });
@@ -50,9 +52,14 @@ export async function startBackgroundJobs(options: {
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
   });
+  const loyalty = await startLoyaltyJobs({ boss, pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
   return {
-    wake: () => delivery.wake(),
+    wake: () => {
+      delivery.wake();
+      loyalty.wake();
+    },
     async stop() {
+      await loyalty.stop();
       await delivery.stop();
       await boss.stop({ graceful: false, close: false });
     },

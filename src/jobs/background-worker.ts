@@ -1,4 +1,5 @@
-// The worker process's runtime: database, heartbeat loop, /health, and the pg-boss jobs (webhook delivery, pruning).
+// The worker process's runtime: database, heartbeat loop, /health, and the pg-boss jobs (webhook delivery, loyalty,
+// pruning).
 import { randomUUID } from 'node:crypto';
 import type { createServer as CreateServer } from 'node:http';
 import os from 'node:os';
@@ -26,7 +27,13 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
       log.warn({ err: (error as Error).message }, 'heartbeat failed');
     }
   };
-  const jobs = await startBackgroundJobs({ pool: database.pool, log, webhooks, auditRetentionDays: config.auditRetentionDays });
+  const jobs = await startBackgroundJobs({
+    pool: database.pool,
+    log,
+    webhooks,
+    auditRetentionDays: config.auditRetentionDays,
+    loyalty: { intervalMs: config.loyaltyJobsIntervalMs },
+  });
   await beat();
   const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
 

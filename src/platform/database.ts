@@ -2,12 +2,18 @@
 import pg from 'pg';
 import type { Logger } from './logger.js';
 
-// int8 (bigint minor units, counts) arrives as a JS number; values beyond 2^53 are refused loudly.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => {
+/**
+ * int8 (bigint minor units, counts) arrives as a JS number. Writes keep every stored amount within ±(2^53-1) (the
+ * operations check their results; CHECK constraints back them); a value stored past it before those bounds reads as
+ * the bound, so no read fails on a stored value (a throw here would fail every list holding the row).
+ */
+export function int8ToNumber(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n)) throw new Error(`int8 value ${value} exceeds the safe integer range`);
-  return n;
-});
+  if (Number.isSafeInteger(n)) return n;
+  return n < 0 ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER;
+}
+
+pg.types.setTypeParser(pg.types.builtins.INT8, int8ToNumber);
 
 export type Row = Record<string, unknown>;
 

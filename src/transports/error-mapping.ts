@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { invalidField, PROBLEMS, ProblemError, type ProblemCode, type ProblemFieldError } from '../contract/problems.js';
 import { InvalidCursorError } from '../platform/cursor.js';
 import { isConnectionError, sqlState } from '../platform/database.js';
+import { MalformedBodyError } from '../platform/http-request.js';
 import type { Logger } from '../platform/logger.js';
 
 const STATUS_CODES: Partial<Record<number, ProblemCode>> = {
@@ -34,6 +35,7 @@ export function zodIssuesToFieldErrors(error: z.ZodError, prefix: string): Probl
 export function toProblem(error: unknown): ProblemError | undefined {
   if (error instanceof ProblemError) return error;
   if (error instanceof InvalidCursorError) return invalidField('query.cursor', `invalid cursor: ${error.message}`);
+  if (error instanceof MalformedBodyError) return new ProblemError(error.kind === 'charset' ? 'unsupported_media_type' : 'invalid_request', error.message);
   if (error instanceof z.ZodError) return new ProblemError('invalid_request', 'the request is invalid', { errors: zodIssuesToFieldErrors(error, '') });
   if (isConnectionError(error)) {
     return new ProblemError('service_unavailable', 'the database is unreachable; retry shortly', { headers: { 'Retry-After': '2' } });

@@ -1,6 +1,7 @@
 // The one operation pipeline, shared by every face (REST, the hot-path dispatcher, RPC single and batch, MCP):
 // resolve the actor (pluggable authenticators) → check the scope → parse the input → run the handler with its unit
-// of work → the success status; anything thrown becomes a problem through error-mapping's problemOf().
+// of work → the success status; anything thrown becomes a problem through error-mapping's problemOf(). Each HTTP
+// request is admitted once (admit(): the actor and its rate limit) before any of its operations run.
 import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
 import type { AuditTrail, BoundHandler, HandlerContext, ServiceDeps } from '../contract/handler.js';
 import type { Operation } from '../contract/operation.js';
@@ -8,6 +9,7 @@ import { ProblemError, type ProblemFieldError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
 import { createMutations } from '../domains/audit/index.js';
 import type { Logger } from '../platform/logger.js';
+import type { RateLimitDecision } from '../platform/rate-limit.js';
 import { parseOperationInput, type RawRequestParts } from './operation-input.js';
 
 export interface OperationResult {
@@ -26,6 +28,32 @@ export interface PipelineOptions {
   authenticators: readonly Authenticator[];
   /** Property names never written to the audit log or events (secretFieldNames of the registry). */
   secretFields: ReadonlySet<string>;
+  /** Rate limits per caller and per client address; none: nothing is limited. */
+  rateLimits?: RequestRateLimits | undefined;
+}
+
+/** The token buckets admit() consults (domains/access RequestRateLimiter). */
+export interface RequestRateLimits {
+  forActor(actor: Actor, cost: number): RateLimitDecision | undefined;
+  forUnauthenticated(address: string | undefined): RateLimitDecision | undefined;
+  screen(address: string | undefined, credentials: Credentials): RateLimitDecision | undefined;
+}
+
+/** One HTTP request as admit() sees it; `cost`: the operations it carries (an RPC batch: its calls). */
+export interface Caller {
+  credentials: Credentials;
+  address: string | undefined;
+  cost?: number;
+}
+
+export interface Admission {
+  actor: Actor;
+  /** RateLimit-Policy and RateLimit, for the response; none when no limit applies. */
+  headers: Record<string, string> | undefined;
+}
+
+function rateLimited(decision: RateLimitDecision, detail: string): ProblemError {
+  return new ProblemError('rate_limited', `${detail}; retry in ${decision.retryAfterSeconds} s`, { headers: decision.headers });
 }
 
 const UNAUTHENTICATED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="api"' };
@@ -42,6 +70,7 @@ export class OperationPipeline {
   readonly #byName: ReadonlyMap<string, BoundHandler>;
   readonly #authenticators: readonly Authenticator[];
   readonly #secretFields: ReadonlySet<string>;
+  readonly #rateLimits: RequestRateLimits | undefined;
 
   constructor(options: PipelineOptions) {
     this.handlers = options.handlers;
@@ -49,6 +78,7 @@ export class OperationPipeline {
     this.#byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
     this.#authenticators = options.authenticators;
     this.#secretFields = options.secretFields;
+    this.#rateLimits = options.rateLimits;
   }
 
   get operations(): Operation[] {
@@ -69,6 +99,31 @@ export class OperationPipeline {
       if (actor) return actor;
     }
     throw new ProblemError('unauthorized', 'send Authorization: Bearer <API key>', { headers: UNAUTHENTICATED_HEADERS });
+  }
+
+  /**
+   * Step 1 with the rate limits: the actor, charged to its bucket (429 `rate_limited` when empty). A request that
+   * does not authenticate is charged to its client address instead; once that bucket is empty the address is refused
+   * before any key is looked up.
+   */
+  async admit(caller: Caller): Promise<Admission> {
+    const limits = this.#rateLimits;
+    if (!limits) return { actor: await this.authenticate(caller.credentials), headers: undefined };
+    const screened = limits.screen(caller.address, caller.credentials);
+    if (screened) throw rateLimited(screened, 'too many requests without a valid API key from this address');
+    let actor: Actor;
+    try {
+      actor = await this.authenticate(caller.credentials);
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.code !== 'unauthorized') throw error;
+      const decision = limits.forUnauthenticated(caller.address);
+      if (!decision) throw error;
+      if (!decision.allowed) throw rateLimited(decision, 'too many requests without a valid API key from this address');
+      throw new ProblemError('unauthorized', error.message, { headers: { ...error.headers, ...decision.headers } });
+    }
+    const decision = limits.forActor(actor, caller.cost ?? 1);
+    if (decision && !decision.allowed) throw rateLimited(decision, 'this caller\'s rate limit is exhausted');
+    return { actor, headers: decision?.headers };
   }
 
   /** Step 2: may it. Checked before the input is looked at, so a caller without the scope learns nothing of the schema. */

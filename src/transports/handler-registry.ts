@@ -8,15 +8,18 @@ import { customerHandlers } from '../domains/customers/index.js';
 import { redemptionHandlers } from '../domains/redemptions/index.js';
 import { validationRuleHandlers } from '../domains/rules/index.js';
 import { segmentHandlers } from '../domains/segments/index.js';
+import { staffHandlers } from '../domains/staff/index.js';
 import { eventHandlers } from '../domains/events/index.js';
+import { insightHandlers } from '../domains/insights/index.js';
 import { promotionHandlers } from '../domains/promotions/index.js';
 import { orderHandlers } from '../domains/orders/index.js';
 import { publicationHandlers } from '../domains/publications/index.js';
 import { voucherHandlers } from '../domains/vouchers/index.js';
 import { webhookHandlers } from '../domains/webhooks/index.js';
+import { loyaltyHandlers } from '../domains/loyalty/index.js';
 import { workspaceHandlers } from '../domains/workspaces/index.js';
 
-export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers];
+export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers, ...staffHandlers, ...insightHandlers, ...loyaltyHandlers];
 
 export function assertEveryOperationHandled(handlers: readonly BoundHandler[] = boundHandlers): void {
   const handled = new Set(handlers.map((h) => h.operation.name));

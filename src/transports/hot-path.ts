@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import typeis from 'type-is';
 import type { BoundHandler } from '../contract/handler.js';
 import { invalidField, ProblemError } from '../contract/problems.js';
-import { hasRequestContent, JSON_TYPES, requestIdOf, requestOrigin } from '../platform/http-request.js';
+import { decodeJsonText, hasRequestContent, JSON_TYPES, requestIdOf, requestOrigin } from '../platform/http-request.js';
 import { problemOf } from './error-mapping.js';
 import { idempotencyHeader, type OperationPipeline } from './execute-operation.js';
 import { API_PREFIX } from './openapi-document.js';
@@ -65,7 +65,9 @@ async function serve(route: Route, match: RegExpExecArray, req: IncomingMessage,
   try {
     const body = await readJsonBody(req, options.maxBodyBytes);
     const origin = requestOrigin(req);
-    const actor = await pipeline.authenticate(origin.credentials);
+    const { actor, headers } = await pipeline.admit({ credentials: origin.credentials, address: origin.ip });
+    // Set before anything can fail, so every answer to an admitted caller reports its limit.
+    if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
     context.workspaceId = actor.workspaceId;
     pipeline.authorize(operation, actor);
     if (body === undefined) throw invalidField('body', 'this operation needs a JSON body');
@@ -128,7 +130,7 @@ function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
     });
     req.on('end', () => {
       if (failed) return;
-      const text = Buffer.concat(chunks).toString('utf8');
+      const text = decodeJsonText(req, Buffer.concat(chunks), reject);
       const first = text.trimStart()[0];
       if (first !== '{' && first !== '[') {
         reject(new ProblemError('invalid_request', 'the body is not valid JSON'));

@@ -1,4 +1,5 @@
-// MCP over streamable HTTP at /api/mcp: stateless (a fresh server and transport per POST), the caller's Bearer key
+// MCP over streamable HTTP at /api/mcp (`?toolset=checkout` or `admin` lists fewer tools): stateless (a fresh
+// server and transport per POST), the caller's Bearer key
 // decides which tools it sees, and a tool call runs the operation in-process as RPC would.
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router, type RequestHandler } from 'express';
@@ -6,7 +7,7 @@ import { ProblemError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
 import { problemOf } from './error-mapping.js';
 import type { OperationPipeline } from './execute-operation.js';
-import { createToolServer, type ToolCallOutcome } from './mcp-tools.js';
+import { createToolServer, parseToolsets, type ToolCallOutcome, type Toolset } from './mcp-tools.js';
 import { actorOf, requestMetaOf } from './rest.js';
 
 export const MCP_PATH = '/api/mcp';
@@ -24,6 +25,12 @@ export function mcpRouter(options: McpRouterOptions): Router {
   const operations = pipeline.operations;
 
   router.post('/', ...options.guard, async (req, res) => {
+    // Streamable HTTP answers JSON or an event stream: a client must accept both (the SDK would answer a bare
+    // JSON-RPC error; the API's problem+json says the same to any HTTP client).
+    const accept = String(req.headers.accept ?? '');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+      throw new ProblemError('not_acceptable', 'the MCP endpoint answers application/json or text/event-stream: send Accept: application/json, text/event-stream');
+    }
     const actor = actorOf(res);
     const request = requestMetaOf(req);
     const call = async (operation: { name: string }, args: Record<string, unknown>): Promise<ToolCallOutcome> => {
@@ -35,11 +42,18 @@ export function mcpRouter(options: McpRouterOptions): Router {
         return { ok: false, problem: problemOf(error, req.log, { tool: operation.name }).toBody() };
       }
     };
+    let toolsets: Toolset[];
+    try {
+      toolsets = parseToolsets(typeof req.query.toolset === 'string' ? req.query.toolset : undefined);
+    } catch (error) {
+      throw new ProblemError('invalid_request', (error as Error).message);
+    }
     const server = createToolServer({
       operations,
       allowed: (op) => hasScope(actor.scopes, op.scope),
       call,
       version: options.version,
+      toolsets,
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -5,6 +5,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { z } from 'zod';
 import type { Operation } from '../contract/operation.js';
 import type { ProblemBody } from '../contract/problems.js';
+import { NO_SCOPE } from '../contract/scopes.js';
 
 export type ToolCallOutcome = { ok: true; output: unknown } | { ok: false; problem: ProblemBody };
 
@@ -15,20 +16,91 @@ export interface ToolServerOptions {
   /** Runs the operation with the raw tool arguments; the callee validates them exactly as REST and RPC do. */
   call: (operation: Operation, args: Record<string, unknown>) => Promise<ToolCallOutcome>;
   version: string;
+  /** The toolsets listed (default: all). */
+  toolsets?: readonly Toolset[];
 }
 
 const INSTRUCTIONS =
   'Tools are the operations of a promotions service (campaigns, vouchers, gift cards, customers, redemptions, ...). ' +
   'Money is in integer minor units (cents). Lists return { data, next? }: pass `next` as `cursor` for the next page. ' +
-  'Business refusals (e.g. a voucher that cannot be redeemed) are normal results with ok/valid false and a code.';
+  'Business refusals (e.g. a voucher that cannot be redeemed) are normal results with ok/valid false and a code. ' +
+  'Ids are UUIDs (format uuid); instants are RFC 3339 date-times (format date-time).';
+
+/**
+ * Toolsets an agent host picks from: `checkout` is what a checkout agent needs (decide, redeem, roll back, find the
+ * customer), `admin` the rest. Either way only the operations the caller's scopes allow are listed.
+ */
+export const TOOLSETS = ['checkout', 'admin'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+const CHECKOUT = new Set([
+  'vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.releaseSession', 'redemptions.rollback',
+  'redemptions.get', 'promotions.validate', 'promotions.redeemTier', 'qualifications.check', 'customers.get', 'customers.list',
+]);
+
+export function toolsetOf(operation: Pick<Operation, 'name'>): Toolset {
+  return CHECKOUT.has(operation.name) ? 'checkout' : 'admin';
+}
+
+/** `checkout,admin` → the toolsets named; undefined or empty → all. Throws on an unknown name. */
+export function parseToolsets(value: string | undefined): Toolset[] {
+  const names = (value ?? '').split(',').map((n) => n.trim()).filter(Boolean);
+  if (!names.length) return [...TOOLSETS];
+  const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+  if (unknown.length) throw new RangeError(`unknown toolset ${unknown.join(', ')}: choose from ${TOOLSETS.join(', ')}`);
+  return names as Toolset[];
+}
+
+type JsonNode = Record<string, unknown>;
+const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples']);
+
+/**
+ * A tool's input schema as every host reads it: references to `$defs` inlined (some hosts do not resolve them),
+ * `pattern` left out where a `format` says the same (the UUID pattern alone was repeated about a hundred times;
+ * the instructions say ids are UUIDs once), and only standard keywords (`example` becomes `examples`).
+ */
+export function leanSchema(schema: JsonNode): JsonNode {
+  const defs = (schema.$defs ?? {}) as Record<string, JsonNode>;
+  const visit = (node: unknown, resolving: readonly string[]): unknown => {
+    if (Array.isArray(node)) return node.map((item) => visit(item, resolving));
+    if (!node || typeof node !== 'object') return node;
+    const object = node as JsonNode;
+    const ref = typeof object.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(object.$ref)?.[1] : undefined;
+    if (ref !== undefined) {
+      const { $ref: _ref, ...siblings } = object;
+      // A recursive type cannot be inlined for ever: its inner occurrence is left open (any value).
+      if (resolving.includes(ref) || !defs[ref]) return { ...(visit(siblings, resolving) as JsonNode) };
+      return { ...(visit(defs[ref], [...resolving, ref]) as JsonNode), ...(visit(siblings, resolving) as JsonNode) };
+    }
+    const out: JsonNode = {};
+    for (const [key, value] of Object.entries(object)) {
+      // Vendor extensions (`x-secret` marks) are for the server's own use.
+      if (key === '$defs' || key === '$schema' || key === 'id' || key.startsWith('x-')) continue;
+      if (key === 'pattern' && typeof object.format === 'string') continue;
+      if (key === 'example') {
+        if (!('examples' in object)) out.examples = [value];
+        continue;
+      }
+      if (key === 'examples' && 'example' in object) continue;
+      // Values are data, not schemas: copied as they are.
+      if (DATA_KEYWORDS.has(key)) {
+        out[key] = value;
+        continue;
+      }
+      // Property names are data, not keywords: keep them all, and visit their schemas.
+      out[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as JsonNode).map(([name, sub]) => [name, visit(sub, resolving)])) : visit(value, resolving);
+    }
+    return out;
+  };
+  return visit(schema, []) as JsonNode;
+}
 
 const inputSchemas = new WeakMap<Operation, Tool['inputSchema']>();
 
 function inputSchemaOf(operation: Operation): Tool['inputSchema'] {
   let schema = inputSchemas.get(operation);
   if (!schema) {
-    const { $schema: _dialect, ...json } = z.toJSONSchema(operation.input, { io: 'input', unrepresentable: 'any' });
-    schema = { ...json, type: 'object' } as Tool['inputSchema'];
+    const json = z.toJSONSchema(operation.input, { io: 'input', unrepresentable: 'any' }) as JsonNode;
+    schema = { ...leanSchema(json), type: 'object' } as Tool['inputSchema'];
     inputSchemas.set(operation, schema);
   }
   return schema;
@@ -85,10 +157,16 @@ function resultOf(outcome: ToolCallOutcome): CallToolResult {
 
 export function createToolServer(options: ToolServerOptions): McpServer {
   const server = new McpServer({ name: 'promotions', version: options.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const byName = new Map(options.operations.map((op) => [toolNameOf(op.name), op]));
+  const toolsets = new Set(options.toolsets ?? TOOLSETS);
+  // Operations anyone may call (signing in to the dashboard, accepting an invitation) are not tools for a keyed agent.
+  const chosen = options.operations.filter((op) => op.scope !== NO_SCOPE && toolsets.has(toolsetOf(op)));
+  const listed = chosen.filter(options.allowed);
+  // A host that chose the checkout toolset cannot reach an admin tool by name; a tool the key's scopes do not
+  // allow is called all the same, and the service answers its 403 problem as a tool error.
+  const byName = new Map(chosen.map((op) => [toolNameOf(op.name), op]));
   // Tools come from the registry as JSON Schemas, so the low-level handlers are used rather than registerTool.
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: options.operations.filter(options.allowed).map(toolOf),
+    tools: listed.map(toolOf),
   }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const operation = byName.get(request.params.name);

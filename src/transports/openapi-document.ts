@@ -63,7 +63,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
       responses: responsesOf(op),
     };
   }
-  Object.assign(paths, rpcPathItems(operations.map((op) => op.name), Problem, MCP_PATH));
+  Object.assign(paths, rpcPathItems(operations.map((op) => op.name), Problem, MCP_PATH, version), probePathItems());
   const document = createDocument({
     openapi: '3.1.0',
     info: {
@@ -72,6 +72,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
       description: 'Campaigns, vouchers, gift cards, redemptions, customers and webhooks. Money is in integer minor units.',
     },
     servers: [{ url: '/' }],
+    // Resource groups in the order the registry (and the README) presents them.
+    tags: [...new Set([...operations.flatMap((op) => op.tags ?? []), 'Health', 'RPC', 'MCP'])].map((name) => ({ name })),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `service_<12 chars>_<40 chars>`.' },
@@ -81,6 +83,46 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
   });
   allowReservedQueryCharacters(document);
   return document;
+}
+
+const Health = z.object({ status: z.literal('ok'), version: z.string() }).meta({ id: 'Health' });
+const Readiness = z
+  .object({
+    status: z.enum(['ready', 'not_ready']),
+    failing: z.array(z.string()).optional().meta({ description: 'The checks that failed (503 only).' }),
+    checks: z.record(z.string(), z.looseObject({ status: z.enum(['ok', 'failing']), detail: z.string().optional() })),
+    version: z.string(),
+  })
+  .meta({ id: 'Readiness' });
+
+/** The probes a load balancer or an operator calls: no key, at the root and under /api/v1. */
+function probePathItems(): Record<string, Record<string, unknown>> {
+  const items: Record<string, Record<string, unknown>> = {};
+  for (const prefix of ['', API_PREFIX]) {
+    const twin = prefix ? 'Api' : '';
+    items[`${prefix}/health`] = {
+      get: {
+        operationId: `health${twin}`,
+        summary: 'Liveness: 200 while the process lives',
+        tags: ['Health'],
+        security: [],
+        responses: { '200': { description: 'Alive', content: { 'application/json': { schema: Health } } } },
+      },
+    };
+    items[`${prefix}/ready`] = {
+      get: {
+        operationId: `ready${twin}`,
+        summary: 'Readiness: database, migrations, worker and engine partitions',
+        tags: ['Health'],
+        security: [],
+        responses: {
+          '200': { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
+          '503': { description: 'Not ready; `failing` names the checks', content: { 'application/json': { schema: Readiness } } },
+        },
+      },
+    };
+  }
+  return items;
 }
 
 /** Query values may carry `@`, `:` or `/` unencoded (an email filter typed into curl), as RFC 3986 allows. */

@@ -126,17 +126,24 @@ export function rpcRouter(options: RpcRouterOptions): Router {
 }
 
 /** The RPC and MCP endpoints as OpenAPI path items (zod-openapi input), listed beside the REST routes. */
-export function rpcPathItems(operationNames: readonly string[], problem: z.ZodType, mcpPath: string) {
+export function rpcPathItems(operationNames: readonly string[], problem: z.ZodType, mcpPath: string, serverVersion: string) {
   const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: problem } } });
   const common = {
     '400': problemResponse('Malformed input (`invalid_request`), or a client whose major.minor differs from the server (`version_mismatch`)'),
     '401': problemResponse('Missing, unknown or revoked API key (`unauthorized`)'),
     '500': problemResponse('Internal error (`internal_error`); never carries a stack'),
   };
+  // Declared as exactly the versions the server accepts (its major.minor, any patch), so that a request that
+  // conforms to the document is never refused; any other value is 400 (`version_mismatch` or `invalid_request`).
+  const compatible = serverVersion.replace(/^(\d+)\.(\d+)\..*$/, '$1\\.$2');
   const versionHeader = z.object({
-    'x-client-version': z.string().optional().meta({
-      description: 'The calling client\'s version; when sent, its major.minor must equal the server\'s (info.version), else 400 `version_mismatch`.',
-    }),
+    'x-client-version': z
+      .string()
+      .regex(new RegExp(`^${compatible}\\.(0|[1-9]\\d{0,8})(?:[-+][0-9A-Za-z.+-]{1,64})?$`))
+      .optional()
+      .meta({
+        description: 'The calling client\'s version; when sent, its major.minor must equal the server\'s (info.version), else 400 `version_mismatch`.',
+      }),
   });
   return {
     [RPC_PREFIX]: {
@@ -213,13 +220,20 @@ export function rpcPathItems(operationNames: readonly string[], problem: z.ZodTy
       post: {
         operationId: 'mcp.message',
         summary: 'Model Context Protocol (streamable HTTP, stateless): the operations as tools',
-        description: 'JSON-RPC messages of MCP. Tools are the operations the key\'s scopes allow; reads are marked readOnlyHint.',
+        description:
+          'JSON-RPC messages of MCP. Tools are the operations the key\'s scopes allow; reads are marked readOnlyHint. ' +
+          '`toolset=checkout` lists only validate, redeem, stack, rollback, qualification and customer lookup; `admin` the rest.',
         tags: ['MCP'],
         security: [{ apiKey: [] }],
+        requestParams: {
+          query: z.object({ toolset: z.string().regex(/^(checkout|admin)(,(checkout|admin))*$/).optional() }),
+          header: z.object({ accept: z.string().regex(/application\/json.*text\/event-stream|text\/event-stream.*application\/json/) }),
+        },
         requestBody: { required: true, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
         responses: {
           '200': { description: 'The JSON-RPC answer', content: { 'application/json': { schema: z.unknown() } } },
           '202': { description: 'Accepted (a notification or response)' },
+          '406': problemResponse('The Accept header lacks application/json or text/event-stream (`not_acceptable`)'),
           ...common,
         },
       },

@@ -50,6 +50,27 @@ async function write(name: string, input: Record<string, unknown> = {}): Promise
   return result.body;
 }
 
+/** Signs in (or accepts an invitation) over REST; the session cookie and the staff user. */
+async function staffSessionOf(path: string, body: Record<string, unknown>): Promise<{ cookie: string; staffUserId: string }> {
+  const res = await fetch(service.baseUrl + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status, path).toBe(201);
+  return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, staffUserId: ((await res.json()) as any).staffUser.id };
+}
+
+/** A write operation called with a staff session cookie (from the service's own origin); its one entry names the staff user. */
+async function asStaff(name: string, input: Record<string, unknown>, session: { cookie: string; staffUserId: string }): Promise<void> {
+  const res = await fetch(`${service.baseUrl}/api/rpc/${name}`, {
+    method: 'POST',
+    headers: { cookie: session.cookie, origin: service.baseUrl, 'content-type': 'application/json', 'user-agent': 'audit-test/1.0' },
+    body: JSON.stringify(input),
+  });
+  expect(res.status, `${name}: ${await res.clone().text()}`).toBeLessThan(300);
+  const entries = await entriesOf(res.headers.get('x-request-id'));
+  expect(entries, name).toHaveLength(1);
+  expect(entries[0]).toMatchObject({ operation: name, actor_type: 'staff_user', actor_id: session.staffUserId, actor_label: 'audited-member@example.com' });
+  exercised.add(name);
+}
+
 beforeAll(async () => {
   configureWebhooks({ secretsKey: randomBytes(32), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
   service = await startTestService();
@@ -113,6 +134,23 @@ describe('the audit log of every mutation', () => {
 
     await write('publications.create', { campaignId: campaign.id, customer: { id: customer.id } });
 
+    // Loyalty: members, points (a refusal writes no entry), rules, tiers, custom events.
+    const program = await write('campaigns.create', { name: 'club', type: 'LOYALTY_PROGRAM' });
+    const loyaltyMember = await write('loyalty.createMember', { id: program.id, customer: { id: customer.id } });
+    const friend = await write('loyalty.createMember', { id: program.id, customer: { sourceId: 'aud-friend' } });
+    await write('loyalty.adjustPoints', { id: loyaltyMember.id, points: 100 });
+    const overdraft = await call('loyalty.adjustPoints', { id: loyaltyMember.id, points: -1_000 });
+    expect(overdraft.body).toMatchObject({ ok: false, code: 'loyalty_points_insufficient' });
+    expect(await entriesOf(overdraft.requestId)).toHaveLength(0);
+    await write('loyalty.transferPoints', { id: loyaltyMember.id, toMemberId: friend.id, points: 10 });
+    const earningRule = await write('loyalty.createEarningRule', { id: program.id, name: 'review', trigger: 'CUSTOM_EVENT', eventName: 'review', points: { type: 'FIXED', points: 5 } });
+    await write('loyalty.updateEarningRule', { id: earningRule.id, name: 'reviews' });
+    await write('loyalty.recordCustomEvent', { name: 'review', customer: { id: customer.id } });
+    await write('loyalty.deleteEarningRule', { id: earningRule.id });
+    const loyaltyTier = await write('loyalty.createTier', { id: program.id, name: 'Silver', minPoints: 1 });
+    await write('loyalty.updateTier', { id: program.id, tierId: loyaltyTier.id, name: 'Gold' });
+    await write('loyalty.deleteTier', { id: program.id, tierId: loyaltyTier.id });
+
     const endpoint = await write('webhooks.create', { url: 'http://127.0.0.1:9/hook', events: '*' });
     await write('webhooks.update', { id: endpoint.id, description: 'audit' });
     await write('webhooks.rotateSecret', { id: endpoint.id });
@@ -122,9 +160,20 @@ describe('the audit log of every mutation', () => {
     await write('webhooks.delete', { id: endpoint.id });
 
     const made = await write('apiKeys.create', { name: 'reader', scopes: ['campaigns:read'] });
+    await write('apiKeys.update', { id: made.id, rateLimit: { requestsPerSecond: 50 } });
     await write('apiKeys.revoke', { id: made.id });
     await write('workspaces.create', { name: `audited ${randomBytes(3).toString('hex')}` });
     await write('workspaces.update', { stackLimit: 6 });
+
+    // Staff: invitations and staff users by the key; sign-out and a password change by the staff user's own session.
+    await write('staffInvitations.create', { email: 'audited-staff@example.com', role: 'member' });
+    const invited = await write('staffInvitations.create', { email: 'audited-member@example.com', role: 'member' });
+    const staffCookie = await staffSessionOf('/api/v1/staff-invitations/accept', { token: invited.token, password: 'audited password' });
+    await write('staffUsers.update', { id: staffCookie.staffUserId, name: 'Audited' });
+    await asStaff('sessions.delete', {}, staffCookie);
+    const signedInAgain = await staffSessionOf('/api/v1/sessions', { email: 'audited-member@example.com', password: 'audited password' });
+    await asStaff('sessions.changePassword', { currentPassword: 'audited password', newPassword: 'audited password 2' }, signedInAgain);
+    await write('staffUsers.delete', { id: staffCookie.staffUserId });
 
     await write('validationRules.delete', { id: rule.id });
     await write('segments.delete', { id: segment.id });

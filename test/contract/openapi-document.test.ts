@@ -36,7 +36,7 @@ describe('the served OpenAPI document', () => {
       ids.add(op.name);
     }
     const documented = Object.entries(document.paths)
-      .filter(([path]) => path.startsWith('/api/v1/'))
+      .filter(([path]) => path.startsWith('/api/v1/') && !/\/(health|ready)$/.test(path))
       .flatMap(([, p]: [string, any]) => Object.keys(p));
     expect(documented).toHaveLength(operations.length);
   });
@@ -57,6 +57,36 @@ describe('the served OpenAPI document', () => {
       expect(Boolean(idempotencyHeader), op.name).toBe(Boolean(op.idempotent));
     }
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('lists its tags in the order of the resource groups, and the probes as public operations', async () => {
+    const tags = document.tags.map((t: { name: string }) => t.name);
+    // In the order the operations come (the resource groups), each once, the probes and the faces last.
+    const used = [...new Set(Object.values(document.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op.tags ?? [])))];
+    expect(tags.length).toBe(new Set(tags).size);
+    expect([...tags].sort()).toEqual([...used].sort());
+    expect(tags.slice(-3)).toEqual(['Health', 'RPC', 'MCP']);
+    expect(tags.slice(0, 4)).toEqual(['Workspaces', 'API keys', 'Campaigns', 'Vouchers']);
+    for (const path of ['/health', '/ready', '/api/v1/health', '/api/v1/ready']) {
+      const entry = document.paths[path]?.get;
+      expect(entry, path).toBeDefined();
+      expect(entry.security).toEqual([]);
+      expect(entry.tags).toEqual(['Health']);
+      const answered = await fetch(`${service.baseUrl}${path}`);
+      expect(entry.responses[String(answered.status)], path).toBeDefined();
+      const body = (await answered.json()) as Record<string, unknown>;
+      const schema = entry.responses[String(answered.status)].content['application/json'].schema;
+      const resolved = schema.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema;
+      expect(Object.keys(body).filter((k) => !(k in resolved.properties)), path).toEqual([]);
+    }
+    // The RPC handshake header is declared as exactly the versions the server accepts.
+    const header = document.paths['/api/rpc'].get.parameters.find((p: { name: string }) => p.name === 'x-client-version');
+    const accepted = new RegExp(header.schema.pattern);
+    expect(accepted.test(packageVersion)).toBe(true);
+    const [major, minor] = packageVersion.split('.').map(Number) as [number, number];
+    expect(accepted.test(`${major}.${minor + 1}.0`)).toBe(false);
+    const conforming = await fetch(`${service.baseUrl}/api/rpc`, { headers: { authorization: `Bearer ${(await service.newWorkspace()).key}`, 'x-client-version': `${major}.${minor}.99` } });
+    expect(conforming.status).toBe(200);
   });
 
   it('has a handler for every operation and no handler without an operation', () => {

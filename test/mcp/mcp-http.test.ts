@@ -13,21 +13,90 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-async function connect(key: string | undefined): Promise<Client> {
+async function connect(key: string | undefined, query = ''): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
   const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/mcp`), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/mcp${query}`), { requestInit: { headers } }));
   return client;
 }
 
+/** Every keyword used anywhere in a schema (property names excluded, data values not entered). */
+function keywordsOf(node: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) node.forEach((item) => keywordsOf(item, found));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      found.add(key);
+      if (key === 'properties') Object.values(value as object).forEach((sub) => keywordsOf(sub, found));
+      else if (!['default', 'const', 'enum', 'examples'].includes(key)) keywordsOf(value, found);
+    }
+  }
+  return found;
+}
+
 describe('MCP over streamable HTTP', () => {
+  it('lists lean schemas: no $ref or $defs, no non-standard keyword, no pattern where a format says it', async () => {
+    const { key } = await service.newWorkspace();
+    const client = await connect(key);
+    try {
+      const { tools } = await client.listTools();
+      const standard = new Set([
+        'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'oneOf', 'allOf', 'not', 'enum', 'const',
+        'default', 'description', 'title', 'format', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+        'minLength', 'maxLength', 'minItems', 'maxItems', 'uniqueItems', 'examples', 'propertyNames', 'multipleOf',
+        'minProperties', 'maxProperties', 'readOnly', 'writeOnly', 'deprecated', 'prefixItems', 'contentEncoding',
+      ]);
+      for (const tool of tools) {
+        const text = JSON.stringify(tool.inputSchema);
+        expect(text, tool.name).not.toContain('$ref');
+        expect(text, tool.name).not.toContain('$defs');
+        expect([...keywordsOf(tool.inputSchema)].filter((k) => !standard.has(k)), tool.name).toEqual([]);
+      }
+      expect(JSON.stringify(tools).match(/\[0-9a-fA-F\]\{8\}/g) ?? []).toEqual([]);
+      // Inlined, a reference still says what it referred to: a customer reference has its fields.
+      const redeem = tools.find((t) => t.name === 'redemptions_redeem')!;
+      expect(JSON.stringify(redeem.inputSchema.properties!['customer'])).toContain('sourceId');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('lists the checkout toolset or the admin one when the host asks, and refuses an unknown toolset', async () => {
+    const { key } = await service.newWorkspace();
+    const sizes: Record<string, number> = {};
+    for (const toolset of ['checkout', 'admin', '']) {
+      const client = await connect(key, toolset ? `?toolset=${toolset}` : '');
+      try {
+        const { tools } = await client.listTools();
+        sizes[toolset || 'all'] = JSON.stringify({ tools }).length;
+        const names = tools.map((t) => t.name);
+        if (toolset === 'checkout') {
+          expect(names.sort()).toEqual(['customers_get', 'customers_list', 'promotions_redeemTier', 'promotions_validate', 'qualifications_check', 'redemptions_get', 'redemptions_redeem', 'redemptions_releaseSession', 'redemptions_rollback', 'redemptions_stack', 'vouchers_validate']);
+          const refused = await client.callTool({ name: 'campaigns_list', arguments: {} }).catch((error: Error) => error);
+          expect(String(refused instanceof Error ? refused.message : JSON.stringify(refused))).toContain('campaigns_list');
+        }
+        if (toolset === 'admin') expect(names).toContain('campaigns_create'), expect(names).not.toContain('redemptions_redeem');
+      } finally {
+        await client.close();
+      }
+    }
+    expect(sizes['checkout']!).toBeLessThan(sizes['admin']!);
+    console.log(`tools/list sizes (bytes): ${JSON.stringify(sizes)}`);
+    const unknown = await fetch(`${service.baseUrl}/api/mcp?toolset=everything`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: 'invalid_request' });
+  });
+
   it('lists every operation as a tool for a * key, with JSON schemas, descriptions and annotations by method', async () => {
     const { key } = await service.newWorkspace();
     const client = await connect(key);
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'promotions', version: packageVersion });
       const { tools } = await client.listTools();
-      const expected = operations.filter((op) => op.scope !== 'workspaces:admin').map((op) => op.name.replace('.', '_')).sort();
+      const expected = operations.filter((op) => op.scope !== 'workspaces:admin' && op.scope !== 'none').map((op) => op.name.replace('.', '_')).sort();
       expect(tools.every((t) => /^[A-Za-z0-9_-]{1,64}$/.test(t.name))).toBe(true);
       expect(tools.map((t) => t.name).sort()).toEqual(expected);
       const create = tools.find((t) => t.name === 'vouchers_create')!;
@@ -72,7 +141,7 @@ describe('MCP over streamable HTTP', () => {
     const client = await connect(key);
     try {
       const { tools } = await client.listTools();
-      const allowed = operations.filter((op) => hasScope(['campaigns:read', 'vouchers:read'], op.scope)).map((op) => op.name.replace('.', '_'));
+      const allowed = operations.filter((op) => op.scope !== 'none' && hasScope(['campaigns:read', 'vouchers:read'], op.scope)).map((op) => op.name.replace('.', '_'));
       expect(tools.map((t) => t.name).sort()).toEqual(allowed.sort());
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['campaigns_get', 'campaigns_list', 'vouchers_get', 'vouchers_list']));
       expect(tools.map((t) => t.name)).not.toContain('campaigns_create');
@@ -82,6 +151,20 @@ describe('MCP over streamable HTTP', () => {
       expect(refused.structuredContent).toMatchObject({ problem: { status: 403, code: 'forbidden' } });
     } finally {
       await client.close();
+    }
+  });
+
+  it('answers a client that does not accept both JSON and an event stream with a 406 problem', async () => {
+    const { key } = await service.newWorkspace();
+    for (const accept of [undefined, 'application/json', 'text/event-stream']) {
+      const res = await fetch(`${service.baseUrl}/api/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(accept ? { accept } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(res.status, String(accept)).toBe(406);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(await res.json()).toMatchObject({ status: 406, code: 'not_acceptable' });
     }
   });
 

@@ -29,6 +29,22 @@ describe('private addresses', () => {
     }
   });
 
+  it('judges IPv6 forms that carry an IPv4 address by that address, and refuses the reserved IPv6 ranges', () => {
+    const refused = [
+      '::127.0.0.1', '::7f00:1', '::8.8.8.8', // IPv4-compatible (deprecated): the whole ::/96
+      '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:0:7f00:1', // IPv4-mapped, IPv4-translated
+      '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b:1::8.8.8.8', // NAT64 of a private IPv4, local-use NAT64
+      '2002:7f00:1::1', '2002:a00:1::', '2002:c0a8:101::1', '2002:a9fe:a9fe::1', // 6to4 of a private IPv4
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:2::1', '2001:10::1', // Teredo, benchmarking, ORCHID
+      '2001:db8::1', '3fff::1', '100::1', 'fec0::1', 'fe80::1%eth0', 'ff02::1', '5f00::1', // documentation, discard, site-local, scoped
+      'not an address',
+    ];
+    for (const address of refused) expect(isPrivateAddress(address), address).toBe(true);
+    for (const address of ['::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '2a00:1450:4001:81c::200e']) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+
   it('allows everything http(s) when private targets are allowed, and never credentials or other schemes', async () => {
     expect(await refuseTarget('http://127.0.0.1:1/x', true)).toBeUndefined();
     expect(await refuseTarget('ftp://127.0.0.1/x', true)).toMatch(/http/);
@@ -49,6 +65,17 @@ describe('at creation', () => {
       'http://[::ffff:7f00:1]/',
       'https://192.168.0.10/',
       'http://0.0.0.0:3000/',
+      'http://[::127.0.0.1]/',
+      'http://[::7f00:1]:8080/',
+      'http://[::ffff:0:7f00:1]/',
+      'http://[64:ff9b::127.0.0.1]/',
+      'http://[64:ff9b::169.254.169.254]/latest/meta-data',
+      'http://[2002:7f00:1::1]/',
+      'http://[2002:a00:8::]/',
+      'http://[fec0::1]/',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+      'http://0x7f.1/',
+      'http://2130706433/',
     ]) {
       const res = await api.post('/api/v1/webhooks', { url, events: '*' });
       expect(res.status, url).toBe(400);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ListQuery, listEnvelope, Uuid } from '../../contract/common.schemas.js';
 import { defineOperation } from '../../contract/operation.js';
-import { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-key.schemas.js';
+import { ApiKey, CreateApiKeyBody, CreatedApiKey, UpdateApiKeyBody } from './api-key.schemas.js';
 
 const tags = ['API keys'];
 
@@ -13,7 +13,9 @@ export const apiKeyContract = {
     path: '/api-keys',
     scope: 'api-keys:write',
     summary: 'Create an API key',
-    description: 'The full key is in this response only. A key can only grant scopes its creator holds.',
+    description:
+      'The full key is in this response only. A key can only grant scopes its creator holds. `rateLimit` gives it a ' +
+      "token bucket of its own; without one it runs under the workspace's default (PATCH /workspace), else the server's.",
     tags,
     body: CreateApiKeyBody,
     output: CreatedApiKey,
@@ -28,6 +30,20 @@ export const apiKeyContract = {
     tags,
     query: ListQuery,
     output: listEnvelope(ApiKey, 'ApiKeyList'),
+  }),
+  updateApiKey: defineOperation({
+    name: 'apiKeys.update',
+    method: 'patch',
+    path: '/api-keys/{id}',
+    scope: 'api-keys:write',
+    summary: "Rename a key or change its rate limit",
+    description:
+      'Fields left out keep their value; `rateLimit: null` returns the key to the workspace default. The new limit ' +
+      'applies within a second in every web process (the key caches are told at commit).',
+    tags,
+    params: z.object({ id: Uuid }),
+    body: UpdateApiKeyBody,
+    output: ApiKey,
   }),
   revokeApiKey: defineOperation({
     name: 'apiKeys.revoke',

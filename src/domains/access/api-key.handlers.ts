@@ -4,7 +4,7 @@ import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { hasScope, type Scope } from '../../contract/scopes.js';
 import { apiKeyContract } from './api-key.contract.js';
-import { listApiKeys, revokeApiKey } from './api-key.queries.js';
+import { listApiKeys, revokeApiKey, updateApiKey } from './api-key.queries.js';
 import { createApiKey } from './api-key.service.js';
 
 const RESOURCE = 'api_key';
@@ -14,7 +14,12 @@ export const apiKeyHandlers = implement(apiKeyContract, {
     const missing = input.scopes.filter((scope) => !hasScope(actor.scopes, scope as Scope));
     if (missing.length) throw problem('forbidden', `this key cannot grant scopes it does not hold: ${missing.join(', ')}`);
     return mutate(async ({ tx, record, emit }) => {
-      const created = await createApiKey(tx, { workspaceId: actor.workspaceId, name: input.name, scopes: [...new Set(input.scopes)] });
+      const created = await createApiKey(tx, {
+        workspaceId: actor.workspaceId,
+        name: input.name,
+        scopes: [...new Set(input.scopes)],
+        rateLimit: input.rateLimit,
+      });
       const { key: _plaintext, ...apiKey } = created;
       record({ resourceType: RESOURCE, resourceId: apiKey.id, after: apiKey });
       emit('api_key.created', { apiKeyId: apiKey.id, name: apiKey.name, prefix: apiKey.prefix, scopes: apiKey.scopes });
@@ -23,6 +28,19 @@ export const apiKeyHandlers = implement(apiKeyContract, {
   },
   async listApiKeys({ input, actor, deps }) {
     return listApiKeys(deps.db, deps.cursors, actor.workspaceId, input);
+  },
+  async updateApiKey({ input, actor, deps, mutate }) {
+    const { id, ...patch } = input;
+    const updated = await mutate(async ({ tx, record, emit }) => {
+      const changed = await updateApiKey(tx, actor.workspaceId, id, patch);
+      if (!changed) throw problem('not_found', 'no such API key');
+      record({ resourceType: RESOURCE, resourceId: id, before: changed.before, after: changed.after });
+      emit('api_key.updated', { apiKeyId: id, name: changed.after.name, rateLimit: changed.after.rateLimit });
+      return changed.after;
+    });
+    // After the commit, as for a revocation: this process re-reads the key (and its limit) on its next use.
+    deps.forgetApiKeys();
+    return updated;
   },
   async revokeApiKey({ input, actor, deps, mutate }) {
     await mutate(async ({ tx, record, emit }) => {

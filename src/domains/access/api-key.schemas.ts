@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { ALL_SCOPES } from '../../contract/scopes.js';
 import { secret } from '../../contract/secrets.js';
+import { RateLimit } from './rate-limit.schemas.js';
 
 export const ScopeName = z
   .enum(ALL_SCOPES as [string, ...string[]])
@@ -16,6 +17,9 @@ export const ApiKey = z
     scopes: z.array(ScopeName),
     createdAt: Timestamp,
     lastUsedAt: Timestamp.nullable(),
+    rateLimit: RateLimit.nullable().meta({
+      description: "The key's own limit; null: the workspace's default applies (else the server's, RATE_LIMIT_PER_KEY).",
+    }),
   })
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof ApiKey>;
@@ -25,7 +29,16 @@ export const CreatedApiKey = ApiKey.extend({
 }).meta({ id: 'CreatedApiKey' });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 
+const ApiKeyName = z.string().trim().min(1).max(200);
+
 export const CreateApiKeyBody = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: ApiKeyName,
   scopes: z.array(ScopeName).min(1).max(50),
+  rateLimit: RateLimit.optional(),
 });
+
+export const UpdateApiKeyBody = z.object({
+  name: ApiKeyName.optional(),
+  rateLimit: RateLimit.nullable().optional().meta({ description: 'null: back to the workspace default.' }),
+});
+export type UpdateApiKeyBody = z.infer<typeof UpdateApiKeyBody>;

@@ -5,10 +5,11 @@ import type { Actor } from '../../contract/actor.js';
 import { generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key-secret.js';
 import { findActiveApiKeyByPrefix, insertApiKey, touchApiKeyLastUsed } from './api-key.queries.js';
 import type { CreatedApiKey } from './api-key.schemas.js';
+import type { RateLimit, RateLimitSetting } from './rate-limit.schemas.js';
 
 export async function createApiKey(
   db: Sql,
-  request: { workspaceId: string; name: string; scopes: readonly string[] },
+  request: { workspaceId: string; name: string; scopes: readonly string[]; rateLimit?: RateLimit | undefined },
 ): Promise<CreatedApiKey> {
   for (;;) {
     const generated = generateApiKey();
@@ -18,8 +19,14 @@ export async function createApiKey(
   }
 }
 
+export interface VerifiedApiKey {
+  actor: Actor;
+  /** The key's own limit, else its workspace's default; null: the server default applies. */
+  rateLimit: RateLimitSetting | null;
+}
+
 /** The caller of a bearer token, or undefined for a malformed, unknown, revoked or wrong key. */
-export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<Actor | undefined> {
+export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unknown) => void): Promise<VerifiedApiKey | undefined> {
   const parts = parseApiKey(token);
   if (!parts) return undefined;
   const stored = await findActiveApiKeyByPrefix(db, parts.prefix);
@@ -28,7 +35,10 @@ export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unk
   if (!stored.lastUsedAt || Date.now() - stored.lastUsedAt.getTime() > 30_000) {
     touchApiKeyLastUsed(db, stored.id).catch(onTouchError);
   }
-  return { type: 'api_key', id: stored.id, label: `${stored.name} (${stored.prefix})`, scopes: stored.scopes, workspaceId: stored.workspaceId };
+  return {
+    actor: { type: 'api_key', id: stored.id, label: `${stored.name} (${stored.prefix})`, scopes: stored.scopes, workspaceId: stored.workspaceId },
+    rateLimit: stored.rateLimit,
+  };
 }
 
 /** BOOTSTRAP_API_KEY: created with every scope in the given workspace unless its prefix exists already. */

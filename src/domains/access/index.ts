@@ -2,6 +2,8 @@
 export { apiKeyContract } from './api-key.contract.js';
 export { apiKeyHandlers } from './api-key.handlers.js';
 export { createApiKey, verifyApiKey, ensureBootstrapApiKey } from './api-key.service.js';
-export { ApiKeyVerifier, apiKeyAuthenticator, UNAUTHORIZED_HEADERS } from './api-key-cache.js';
+export { API_KEY_CHANNEL, ApiKeyVerifier, apiKeyAuthenticator, UNAUTHORIZED_HEADERS } from './api-key-cache.js';
 export { countActiveApiKeys, revokeApiKeyById } from './api-key.queries.js';
 export type { CreatedApiKey } from './api-key.schemas.js';
+export { RequestRateLimiter, type RateLimitSettings } from './rate-limit.js';
+export { RateLimit, rateLimitOfRow, rateLimitSetting, type RateLimitSetting } from './rate-limit.schemas.js';

@@ -9,6 +9,7 @@ import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.
 import { campaignContract } from './campaign.contract.js';
 import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, lockCampaign, updateCampaign } from './campaign.queries.js';
 import type { Campaign } from './campaign.schemas.js';
+import { LoyaltySettings } from './loyalty-settings.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
 
@@ -26,7 +27,9 @@ export const campaignHandlers = implement(campaignContract, {
     return mutate(async ({ tx, record, emit }) => {
       const refusal = await unknownValidationRules(tx, actor.workspaceId, input.validationRuleIds);
       if (refusal) throw refusal;
-      const campaign = await insertCampaign(tx, actor.workspaceId, input);
+      // A loyalty program always has its settings, with their defaults when none were given.
+      const body = input.type === 'LOYALTY_PROGRAM' ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) } : input;
+      const campaign = await insertCampaign(tx, actor.workspaceId, body);
       record({ resourceType: 'campaign', resourceId: campaign.id, after: campaign });
       emit('campaign.created', { campaignId: campaign.id, campaign });
       return campaign;
@@ -46,6 +49,7 @@ export const campaignHandlers = implement(campaignContract, {
       const before = await lockCampaign(tx, actor.workspaceId, id);
       if (!before) throw notFound();
       if (type !== undefined && before.type !== type) throw invalid('body.type', `the campaign type cannot change (it is ${before.type})`);
+      if (patch.loyalty !== undefined && before.type !== 'LOYALTY_PROGRAM') throw invalid('body.loyalty', 'loyalty settings are for LOYALTY_PROGRAM campaigns');
       const refusal = await unknownValidationRules(tx, actor.workspaceId, patch.validationRuleIds);
       if (refusal) throw refusal;
       // The row is locked, so the update refuses only for its date guard.

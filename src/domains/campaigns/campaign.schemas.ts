@@ -4,6 +4,7 @@ import { Currency, Metadata, Timestamp, Uuid } from '../../contract/common.schem
 import { Schedule } from '../rules/schedule.schemas.js';
 import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
 import { Budget, BudgetUsage } from './campaign-budget.schemas.js';
+import { LoyaltySettings } from './loyalty-settings.schemas.js';
 
 export const CampaignType = z
   .enum(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM', 'PROMOTION'])
@@ -26,6 +27,7 @@ export const Campaign = z
     schedule: Schedule.nullable().meta({ description: 'When in the week and day the campaign is valid; null: at any time.' }),
     budget: Budget.nullable(),
     oncePerCustomer: z.boolean().meta({ description: 'Publications give a customer at most one code of this campaign.' }),
+    loyalty: LoyaltySettings.optional().meta({ description: 'LOYALTY_PROGRAM campaigns only: the program settings (defaults filled in).' }),
     metadata: Metadata,
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -49,6 +51,7 @@ const settings = Campaign.pick({
   schedule: true,
   budget: true,
   oncePerCustomer: true,
+  loyalty: true,
   metadata: true,
 });
 
@@ -64,7 +67,8 @@ export const CreateCampaignBody = settings
     oncePerCustomer: Campaign.shape.oncePerCustomer.default(false),
     metadata: Metadata.default({}),
   })
-  .refine(datesInOrder, DATES_OUT_OF_ORDER);
+  .refine(datesInOrder, DATES_OUT_OF_ORDER)
+  .refine((c) => c.loyalty === undefined || c.type === 'LOYALTY_PROGRAM', { message: 'loyalty settings are for LOYALTY_PROGRAM campaigns', path: ['loyalty'] });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 
 export const UpdateCampaignBody = settings

@@ -31,7 +31,19 @@ export const EVENT_TYPES = [
   'webhook.deleted',
   'webhook.secret_rotated',
   'api_key.created',
+  'api_key.updated',
   'api_key.revoked',
+  'loyalty.member.created',
+  'loyalty.points.earned',
+  'loyalty.points.activated',
+  'loyalty.points.spent',
+  'loyalty.points.reversed',
+  'loyalty.points.adjusted',
+  'loyalty.points.transferred',
+  'loyalty.points.expiring',
+  'loyalty.points.expired',
+  'loyalty.tier.changed',
+  'loyalty.reward.redeemed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,6 +1,6 @@
 // Order resources: the stored order, its status moves, its create/update bodies and the list filters.
 import { z } from 'zod';
-import { Currency, CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { boundLineTotals, Currency, CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { OrderItem, RedemptionSummary } from '../redemptions/redemption.schemas.js';
 
 export const OrderStatus = z
@@ -17,7 +17,7 @@ export const ORDER_STATUS_MOVES: Readonly<Record<OrderStatus, readonly OrderStat
 });
 
 const OrderSourceId = z.string().min(1).max(200).meta({ description: "The caller's own order id, unique per workspace." });
-const OrderItems = z.array(OrderItem).max(500);
+const OrderItems = z.array(OrderItem).max(500).superRefine(boundLineTotals);
 
 // Named StoredOrder: `Order` is the cart a validation or redemption carries (redemption.schemas.ts).
 export const StoredOrder = z

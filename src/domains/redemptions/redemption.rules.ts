@@ -85,6 +85,9 @@ const MESSAGES: Record<ExplanationCode, string> = {
   outside_schedule: 'This promotion is not valid at this time.',
   campaign_budget_exhausted: 'The budget of this campaign is used up for now.',
   promotion_tier_not_found: 'No promotion tier with this id exists.',
+  loyalty_points_insufficient: 'The loyalty balance is below the points asked.',
+  loyalty_member_inactive: 'This loyalty card is disabled.',
+  loyalty_pay_with_points_disabled: 'This loyalty program does not pay with points.',
 };
 
 export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {

@@ -29,6 +29,9 @@ export const EXPLANATION_CODES = [
   'outside_schedule',
   'campaign_budget_exhausted',
   'promotion_tier_not_found',
+  'loyalty_points_insufficient',
+  'loyalty_member_inactive',
+  'loyalty_pay_with_points_disabled',
 ] as const;
 export const ExplanationCode = z.enum(EXPLANATION_CODES).meta({ id: 'ExplanationCode', description: 'Why a voucher cannot be used: support-safe and stable.' });
 export type ExplanationCode = (typeof EXPLANATION_CODES)[number];

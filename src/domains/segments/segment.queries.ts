@@ -32,7 +32,8 @@ function toSegment(row: SegmentRow): Segment {
   };
 }
 
-const SIZE = '(SELECT count(*)::int FROM segment_members m WHERE m.segment_id = segments.id) AS size';
+// int8, read as a number: an int4 cast would fail the read past 2^31 members.
+const SIZE = '(SELECT count(*) FROM segment_members m WHERE m.segment_id = segments.id) AS size';
 
 /**
  * AUTO membership is computed from every customer by one transaction while customer writes evaluate the AUTO segments

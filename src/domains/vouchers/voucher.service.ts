@@ -2,7 +2,7 @@
 // change and emits its event in the transaction that writes it (the handler tells the engine after the commit).
 import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
-import { sqlState, type Sql } from '../../platform/database.js';
+import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
@@ -38,6 +38,14 @@ function campaignGone(error: unknown): never {
   throw error;
 }
 
+/** A second LOYALTY_CARD of one customer in one program fails the membership index: the customer is a member. */
+function secondLoyaltyCard(error: unknown): never {
+  if (sqlState(error) === UNIQUE_VIOLATION && (error as { constraint?: unknown }).constraint === 'vouchers_loyalty_member') {
+    throw problem('conflict', 'the customer is a member of this program already');
+  }
+  throw error;
+}
+
 async function requireCampaign(db: Sql, workspaceId: string, campaignId: string): Promise<Campaign> {
   const campaign = await findCampaign(db, workspaceId, campaignId);
   if (!campaign) throw problem('not_found', 'no such campaign');
@@ -67,9 +75,10 @@ async function insertVoucherFromTemplate(
   const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign));
   const unknownRules = await unknownValidationRules(tx, workspaceId, fields.validationRuleIds);
   if (unknownRules) throw unknownRules;
-  const voucher = code
-    ? await insertVoucher(tx, workspaceId, campaign?.id ?? null, code, fields)
-    : await insertWithGeneratedCode(tx, workspaceId, campaign, fields);
+  const voucher = await (code
+    ? insertVoucher(tx, workspaceId, campaign?.id ?? null, code, fields)
+    : insertWithGeneratedCode(tx, workspaceId, campaign, fields)
+  ).catch(secondLoyaltyCard);
   if (!voucher) throw problem('conflict', `a voucher with code ${code} exists already`);
   if (fields.giftAmount !== null) await insertGiftCredits(tx, workspaceId, voucher.id, fields.giftAmount, fields.giftAmount);
   return voucher;
@@ -94,6 +103,10 @@ async function requireVoucher(tx: Sql, workspaceId: string, code: string): Promi
 
 export async function updateVoucher({ tx, record, emit }: UnitOfWork, workspaceId: string, code: string, patch: UpdateVoucherBody): Promise<Voucher> {
   const before = await requireVoucher(tx, workspaceId, code);
+  // A loyalty card is its customer's membership of its program: its owner moves only with a new membership.
+  if (before.type === 'LOYALTY_CARD' && patch.customerId !== undefined && patch.customerId !== before.customerId) {
+    throw invalid('body.customerId', 'the customer of a loyalty card cannot change: add the other customer as a member instead');
+  }
   const unknownRules = await unknownValidationRules(tx, workspaceId, patch.validationRuleIds);
   if (unknownRules) throw unknownRules;
   const after = await patchVoucher(tx, workspaceId, code, patch);

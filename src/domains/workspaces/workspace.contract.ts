@@ -35,7 +35,8 @@ export const workspaceContract = {
     description:
       'Fields left out keep their value. `timeZone` must be an IANA name Intl knows (e.g. `Europe/Berlin`; stored in ' +
       'its canonical spelling); budget periods follow it from the next redemption on. A new `stackLimit` may take up ' +
-      'to 5 seconds to reach stacks (each web process caches it that long).',
+      'to 5 seconds to reach stacks (each web process caches it that long). `rateLimit` is the default token bucket of ' +
+      'keys without their own limit; it applies within a second in every web process.',
     tags,
     body: UpdateWorkspaceBody,
     output: Workspace,

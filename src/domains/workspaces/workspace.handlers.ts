@@ -2,7 +2,7 @@
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { workspaceContract } from './workspace.contract.js';
-import { findWorkspace, lockWorkspace, updateWorkspace } from './workspace.queries.js';
+import { findWorkspace, lockWorkspace, notifyKeysChanged, updateWorkspace } from './workspace.queries.js';
 import { canonicalTimeZone } from './workspace.schemas.js';
 import { insertWorkspaceWithFirstKey } from './workspace.service.js';
 
@@ -30,9 +30,12 @@ export const workspaceHandlers = implement(workspaceContract, {
       if (!before) throw notFound();
       const after = await updateWorkspace(tx, actor.workspaceId, patch);
       if (!after) throw notFound();
+      if (input.rateLimit !== undefined) await notifyKeysChanged(tx, actor.workspaceId);
       record({ resourceType: 'workspace', resourceId: actor.workspaceId, before, after });
       return after;
     });
+    // After the commit: this process's keys come back with the new default on their next use.
+    if (input.rateLimit !== undefined) deps.forgetApiKeys();
     // The partitions re-read what depends on the time zone (budget periods, schedules).
     await deps.engine.rulesChanged(actor.workspaceId);
     return workspace;

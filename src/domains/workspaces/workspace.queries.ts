@@ -1,6 +1,7 @@
 // SQL of workspaces.
 import type { Sql } from '../../platform/database.js';
 import { presentFields } from '../../platform/partial-update.js';
+import { API_KEY_CHANNEL, rateLimitOfRow, rateLimitSetting } from '../access/index.js';
 import type { UpdateWorkspaceBody, Workspace } from './workspace.schemas.js';
 
 interface WorkspaceRow {
@@ -9,10 +10,12 @@ interface WorkspaceRow {
   name: string;
   stack_limit: number;
   time_zone: string;
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
   created_at: Date;
 }
 
-const COLUMNS = 'workspace_id, name, stack_limit, time_zone, created_at';
+const COLUMNS = 'workspace_id, name, stack_limit, time_zone, rate_limit_per_second, rate_limit_burst, created_at';
 
 function toWorkspace(row: WorkspaceRow): Workspace {
   return {
@@ -20,6 +23,7 @@ function toWorkspace(row: WorkspaceRow): Workspace {
     name: row.name,
     stackLimit: row.stack_limit,
     timeZone: row.time_zone,
+    rateLimit: rateLimitOfRow(row),
     createdAt: row.created_at.toISOString(),
   };
 }
@@ -45,23 +49,32 @@ export async function lockWorkspace(tx: Sql, workspaceId: string): Promise<Works
  * promotions_version, so qualification indexes built on the old settings are rebuilt.
  */
 export async function updateWorkspace(db: Sql, workspaceId: string, patch: UpdateWorkspaceBody): Promise<Workspace | undefined> {
+  const limit = patch.rateLimit ? rateLimitSetting(patch.rateLimit) : undefined;
   const { rows } = await db.query<WorkspaceRow>(
     `WITH next AS (
        SELECT workspace_id,
          CASE WHEN 'name' = ANY($2) THEN $3::text ELSE name END AS name,
          CASE WHEN 'stackLimit' = ANY($2) THEN $4::int ELSE stack_limit END AS stack_limit,
-         CASE WHEN 'timeZone' = ANY($2) THEN $5::text ELSE time_zone END AS time_zone
+         CASE WHEN 'timeZone' = ANY($2) THEN $5::text ELSE time_zone END AS time_zone,
+         CASE WHEN 'rateLimit' = ANY($2) THEN $6::int ELSE rate_limit_per_second END AS rate_limit_per_second,
+         CASE WHEN 'rateLimit' = ANY($2) THEN $7::int ELSE rate_limit_burst END AS rate_limit_burst
        FROM workspaces WHERE workspace_id = $1 FOR UPDATE
      )
      UPDATE workspaces w SET name = n.name, stack_limit = n.stack_limit, time_zone = n.time_zone,
+       rate_limit_per_second = n.rate_limit_per_second, rate_limit_burst = n.rate_limit_burst,
        promotions_version = w.promotions_version
          + CASE WHEN (n.stack_limit, n.time_zone) IS DISTINCT FROM (w.stack_limit, w.time_zone) THEN 1 ELSE 0 END
      FROM next n
      WHERE w.workspace_id = n.workspace_id
-     RETURNING w.workspace_id, w.name, w.stack_limit, w.time_zone, w.created_at`,
-    [workspaceId, presentFields(patch), patch.name ?? null, patch.stackLimit ?? null, patch.timeZone ?? null],
+     RETURNING w.workspace_id, w.name, w.stack_limit, w.time_zone, w.rate_limit_per_second, w.rate_limit_burst, w.created_at`,
+    [workspaceId, presentFields(patch), patch.name ?? null, patch.stackLimit ?? null, patch.timeZone ?? null, limit?.requestsPerSecond ?? null, limit?.burst ?? null],
   );
   return rows[0] && toWorkspace(rows[0]);
+}
+
+/** Every process forgets its verified keys at commit, so they come back with the workspace's new default limit. */
+export async function notifyKeysChanged(tx: Sql, workspaceId: string): Promise<void> {
+  await tx.query('SELECT pg_notify($1, $2)', [API_KEY_CHANNEL, workspaceId]);
 }
 
 /** The default workspace, created on first use; safe when several processes start together. */

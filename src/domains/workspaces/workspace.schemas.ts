@@ -1,6 +1,7 @@
 // Workspace resources and settings.
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { RateLimit } from '../access/rate-limit.schemas.js';
 import { TimeZone } from '../rules/schedule.schemas.js';
 
 /** The zone's canonical spelling as Intl resolves it (`europe/berlin` → `Europe/Berlin`, `utc` → `UTC`). */
@@ -20,6 +21,9 @@ export const Workspace = z
         "The workspace's IANA time zone (default UTC): campaign budget days, weeks and months are counted in it, and " +
         'schedules without a timeZone of their own follow it.',
     }),
+    rateLimit: RateLimit.nullable().meta({
+      description: "The default limit of the workspace's keys that set none of their own; null: the server's (RATE_LIMIT_PER_KEY).",
+    }),
     createdAt: Timestamp,
   })
   .meta({ id: 'Workspace' });
@@ -38,5 +42,8 @@ export const UpdateWorkspaceBody = z.object({
   name: WorkspaceName.optional(),
   stackLimit: StackLimit.optional(),
   timeZone: TimeZone.optional(),
+  rateLimit: RateLimit.nullable().optional().meta({
+    description: "The default limit of keys without their own; null: back to the server's. Applies within a second.",
+  }),
 });
 export type UpdateWorkspaceBody = z.infer<typeof UpdateWorkspaceBody>;

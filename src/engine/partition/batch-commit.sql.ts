@@ -94,6 +94,9 @@ export interface BatchWrites {
   budgets: readonly BudgetDelta[];
   /** Validation sessions: the final state of each key a batch touched (a reservation, or none). */
   sessions: readonly SessionWrite[];
+  /** Insight rollup sums (none when the rollup is off), added to the rows of `writer` (a partition's number). */
+  rollups?: readonly RollupDelta[];
+  writer?: number;
 }
 
 export interface SessionWrite {
@@ -103,6 +106,20 @@ export interface SessionWrite {
   amount: number;
   /** null: the reservation ends (consumed by a redemption, or released). */
   expiresAt: Date | null;
+}
+
+/** A batch's sums for one rollup row (workspace, campaign, currency, hour); the writer is the committing partition. */
+export interface RollupDelta {
+  workspaceId: string;
+  campaignId: string | null;
+  currency: string;
+  hour: Date;
+  redemptions: number;
+  discountAmount: number;
+  giftAmount: number;
+  rollbacks: number;
+  rolledBackDiscount: number;
+  rolledBackGift: number;
 }
 
 export interface BudgetDelta {
@@ -221,6 +238,24 @@ const PARTS = {
           OR (s.expires_at <= now() AND (s.voucher_id, s.key) NOT IN (SELECT voucher_id, key FROM sess_in)))
   RETURNING 1
 )`,
+  // Sums per batch, saturating at 2^53-1; rows of one writer in key order (a second process's same writer queues).
+  rollup: `rollup_in AS (
+  SELECT * FROM unnest($62::uuid[], $63::uuid[], $64::text[], $65::timestamptz[], $66::bigint[], $67::bigint[], $68::bigint[],
+                       $69::bigint[], $70::bigint[], $71::bigint[])
+         AS r(w, campaign, currency, hour, redemptions, discount, gift, rollbacks, rb_discount, rb_gift)
+), rollup_up AS (
+  INSERT INTO redemption_rollups AS u (workspace_id, campaign_id, currency, hour, writer, redemptions, discount_amount, gift_amount,
+                                       rollbacks, rolled_back_discount, rolled_back_gift)
+  SELECT w, campaign, currency, hour, $72::smallint, redemptions, discount, gift, rollbacks, rb_discount, rb_gift
+    FROM rollup_in ORDER BY w, campaign, currency, hour
+  ON CONFLICT ON CONSTRAINT redemption_rollups_key DO UPDATE
+     SET redemptions = least(u.redemptions + EXCLUDED.redemptions, ${MAX_AMOUNT}),
+         discount_amount = least(u.discount_amount + EXCLUDED.discount_amount, ${MAX_AMOUNT}),
+         gift_amount = least(u.gift_amount + EXCLUDED.gift_amount, ${MAX_AMOUNT}),
+         rollbacks = least(u.rollbacks + EXCLUDED.rollbacks, ${MAX_AMOUNT}),
+         rolled_back_discount = least(u.rolled_back_discount + EXCLUDED.rolled_back_discount, ${MAX_AMOUNT}),
+         rolled_back_gift = least(u.rolled_back_gift + EXCLUDED.rolled_back_gift, ${MAX_AMOUNT})
+)`,
   events: `ev AS (
   INSERT INTO events (id, workspace_id, type, payload)
   SELECT * FROM unnest($48::uuid[], $43::uuid[], $44::text[], $45::jsonb[])
@@ -289,6 +324,7 @@ export type BatchResult =
 export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult> {
   const col = <T, K extends keyof T>(rows: readonly T[], k: K) => rows.map((r) => r[k]);
   const lockedIds = [...new Set([...w.deltas.map((d) => d.id), ...w.sessions.map((s) => s.voucherId)])];
+  const rollups = w.rollups ?? [];
   const all: unknown[] = [
     undefined,
     col(w.keys, 'workspaceId'), col(w.keys, 'key'), col(w.keys, 'requestHash'), w.keys.map((k) => JSON.stringify(k.response)),
@@ -310,6 +346,9 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     col(w.budgets, 'amount'), col(w.budgets, 'maxUses'), col(w.budgets, 'maxAmount'),
     lockedIds,
     col(w.sessions, 'workspaceId'), col(w.sessions, 'voucherId'), col(w.sessions, 'key'), col(w.sessions, 'amount'), col(w.sessions, 'expiresAt'),
+    col(rollups, 'workspaceId'), col(rollups, 'campaignId'), col(rollups, 'currency'), col(rollups, 'hour'),
+    col(rollups, 'redemptions'), col(rollups, 'discountAmount'), col(rollups, 'giftAmount'), col(rollups, 'rollbacks'),
+    col(rollups, 'rolledBackDiscount'), col(rollups, 'rolledBackGift'), w.writer ?? 0,
   ];
   const parts = (
     [
@@ -324,6 +363,7 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
       ['rollbacks', w.rollbacks.length],
       ['ledger', w.ledger.length],
       ['events', w.events.length],
+      ['rollup', rollups.length],
     ] as Array<[Part, number]>
   ).flatMap(([part, n]) => (n > 0 ? [part] : []));
   const statement = statementFor(parts);

@@ -4,9 +4,10 @@
 import type { AuditTrail } from '../../contract/handler.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
+import { rollupHour } from '../../domains/insights/insight-period.rules.js';
 import type { NewEvent } from '../../domains/events/index.js';
 import type { VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
-import type { Order } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT, type Order } from '../../domains/redemptions/redemption.schemas.js';
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { recordAuditedWrites, type AuditedWrite } from './audited-writes.js';
 import {
@@ -18,6 +19,7 @@ import {
   type LedgerRow,
   type RedemptionRow,
   type RollbackRow,
+  type RollupDelta,
   type SessionWrite,
   type UsageDelta,
   type VoucherAfter,
@@ -43,6 +45,8 @@ export interface WritePlan {
   audited: AuditedWrite[];
   /** Validation sessions by `voucherId key`: the last state the batch decided for each. */
   sessions: Map<string, SessionWrite>;
+  /** Insight figures by `workspace campaign currency hour`: the batch's sums, one row each. */
+  rollups: Map<string, RollupDelta>;
 }
 
 export function emptyPlan(): WritePlan {
@@ -59,6 +63,7 @@ export function emptyPlan(): WritePlan {
     budgets: new Map(),
     audited: [],
     sessions: new Map(),
+    rollups: new Map(),
   };
 }
 
@@ -86,8 +91,8 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
  * Commits a plan in one statement (its own transaction). A failed guard names what was stale, to reload. A plan with
  * audited writes adds their entries (and events) in that transaction; a plan of redemptions only stays one statement.
  */
-export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResult> {
-  const writes = batchWritesOf(plan);
+export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter): Promise<CommitResult> {
+  const writes = batchWritesOf(plan, rollup);
   const result = plan.audited.length ? await commitAudited(db, plan, writes) : await commitBatch(db, writes);
   if (!result.ok) {
     switch (result.failed) {
@@ -110,7 +115,10 @@ export async function commitPlan(db: Pool, plan: WritePlan): Promise<CommitResul
   return { ok: true, vouchers: result.vouchers, usage: result.usage };
 }
 
-function batchWritesOf(plan: WritePlan): BatchWrites {
+/** Who adds a plan's insight figures to the rollup: a partition's number (-1: the stack committer), or nobody (off). */
+export type RollupWriter = { writer: number } | 'off';
+
+function batchWritesOf(plan: WritePlan, rollup: RollupWriter): BatchWrites {
   const usage = [...plan.usage.values()].filter((u) => u.delta !== 0);
   return {
     keys: plan.keys,
@@ -126,6 +134,8 @@ function batchWritesOf(plan: WritePlan): BatchWrites {
     events: plan.events,
     budgets: [...plan.budgets.values()].filter((b) => b.uses !== 0 || b.amount !== 0),
     sessions: [...plan.sessions.values()],
+    rollups: rollup === 'off' ? [] : [...plan.rollups.values()],
+    writer: rollup === 'off' ? 0 : rollup.writer,
   };
 }
 
@@ -182,6 +192,10 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
   planBudget(plan, v, createdAt.getTime(), 1, amount);
+  const rollup = planRollup(plan, { workspaceId: v.workspaceId, campaignId: v.campaignId, currency: order?.currency ?? v.currency }, createdAt, v.timeZone);
+  rollup.redemptions += 1;
+  if (kind === 'GIFT') rollup.giftAmount = Math.min(rollup.giftAmount + amount, MAX_AMOUNT);
+  else rollup.discountAmount = Math.min(rollup.discountAmount + amount, MAX_AMOUNT);
   plan.redemptions.push({
     workspaceId: v.workspaceId,
     id,
@@ -213,9 +227,22 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   return id;
 }
 
-/** Adds a rollback's row, its voucher.redeemed.rolled_back event and its audit entry (the counters: planDelta etc.). */
-export function planRollback(plan: WritePlan, redemption: StoredRedemption, rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount'>, trail: AuditTrail): void {
+/**
+ * Adds a rollback's row, its voucher.redeemed.rolled_back event, its audit entry and its insight figures, counted in
+ * the hour of the rollback (in `timeZone`) under the redemption's campaign and currency (the counters: planDelta etc.).
+ */
+export function planRollback(
+  plan: WritePlan,
+  redemption: StoredRedemption,
+  rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount'>,
+  trail: AuditTrail,
+  timeZone: string,
+): void {
   const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount };
+  const rollup = planRollup(plan, redemption, rollback.createdAt, timeZone);
+  rollup.rollbacks += 1;
+  if (redemption.kind === 'GIFT') rollup.rolledBackGift = Math.min(rollup.rolledBackGift + redemption.amount, MAX_AMOUNT);
+  else rollup.rolledBackDiscount = Math.min(rollup.rolledBackDiscount + redemption.amount, MAX_AMOUNT);
   plan.rollbackIds.push(redemption.id);
   plan.rollbacks.push(row);
   plan.events.push({
@@ -249,6 +276,18 @@ export function planBudget(plan: WritePlan, v: VoucherSnapshot, at: number, uses
     delta.amount += uses > 0 ? amount : -amount;
     plan.budgets.set(key, delta);
   }
+}
+
+/** The batch's rollup sums for a (workspace, campaign, currency) in the hour of `at`: one row per batch, not per redemption. */
+function planRollup(plan: WritePlan, of: { workspaceId: string; campaignId: string | null; currency: string | null }, at: Date, timeZone: string): RollupDelta {
+  const hour = rollupHour(at.getTime(), timeZone);
+  const key = `${of.workspaceId} ${of.campaignId ?? ''} ${of.currency ?? ''} ${hour}`;
+  let rollup = plan.rollups.get(key);
+  if (!rollup) {
+    rollup = { workspaceId: of.workspaceId, campaignId: of.campaignId, currency: of.currency ?? '', hour: new Date(hour), redemptions: 0, discountAmount: 0, giftAmount: 0, rollbacks: 0, rolledBackDiscount: 0, rolledBackGift: 0 };
+    plan.rollups.set(key, rollup);
+  }
+  return rollup;
 }
 
 /** Sets the state a validation session of a voucher ends the batch in: a reservation until `expiresAt`, or none. */
@@ -314,6 +353,17 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
     }
     for (const [id, limit] of plan.usageLimits) merged.usageLimits.set(id, limit);
     for (const [id, rows] of plan.ledger) merged.ledger.set(id, [...(merged.ledger.get(id) ?? []), ...rows]);
+    for (const [key, r] of plan.rollups) {
+      const into = merged.rollups.get(key);
+      if (into) {
+        into.redemptions += r.redemptions;
+        into.discountAmount = Math.min(into.discountAmount + r.discountAmount, MAX_AMOUNT);
+        into.giftAmount = Math.min(into.giftAmount + r.giftAmount, MAX_AMOUNT);
+        into.rollbacks += r.rollbacks;
+        into.rolledBackDiscount = Math.min(into.rolledBackDiscount + r.rolledBackDiscount, MAX_AMOUNT);
+        into.rolledBackGift = Math.min(into.rolledBackGift + r.rolledBackGift, MAX_AMOUNT);
+      } else merged.rollups.set(key, { ...r });
+    }
     for (const [key, b] of plan.budgets) {
       const into = merged.budgets.get(key);
       if (into) {
@@ -336,7 +386,10 @@ export class PlanCommitter {
   private readonly waiting: Array<{ plan: WritePlan; resolve: (r: PlanResult) => void; reject: (e: unknown) => void }> = [];
   private busy = false;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly rollup: RollupWriter,
+  ) {}
 
   submit(plan: WritePlan): Promise<PlanResult> {
     return new Promise((resolve, reject) => {
@@ -359,14 +412,14 @@ export class PlanCommitter {
 
   private async commitBatch(batch: Array<{ plan: WritePlan; resolve: (r: PlanResult) => void }>): Promise<void> {
     if (batch.length > 1) {
-      const result = await commitPlan(this.pool, mergePlans(batch.map((b) => b.plan)));
+      const result = await commitPlan(this.pool, mergePlans(batch.map((b) => b.plan)), this.rollup);
       if (result.ok) {
         batch.forEach((b) => b.resolve('ok'));
         return;
       }
     }
     for (const b of batch) {
-      const result = await commitPlan(this.pool, b.plan);
+      const result = await commitPlan(this.pool, b.plan, this.rollup);
       b.resolve(result.ok ? 'ok' : result.takenKeys.length ? 'taken' : 'stale');
     }
   }

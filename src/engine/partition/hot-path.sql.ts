@@ -230,13 +230,15 @@ export interface StoredRedemption {
   customerId: string | null;
   status: 'SUCCEEDED' | 'ROLLED_BACK';
   campaignId: string | null;
+  /** The order's currency, else the voucher's: where its rollback's insight figures go. */
+  currency: string | null;
   createdAt: Date;
 }
 
 export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<StoredRedemption[]> {
   if (ids.length === 0) return [];
-  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; created_at: Date }>(db, 'engine.loadRedemptions.11',
-    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, customer_id, status, campaign_id, created_at FROM redemptions WHERE id = ANY($1::uuid[])`,
+  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; created_at: Date }>(db, 'engine.loadRedemptions.12',
+    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, customer_id, status, campaign_id, currency, created_at FROM redemptions WHERE id = ANY($1::uuid[])`,
     [ids],
   );
   return rows.map((r) => ({
@@ -249,6 +251,7 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
     customerId: r.customer_id,
     status: r.status,
     campaignId: r.campaign_id,
+    currency: r.currency,
     createdAt: r.created_at,
   }));
 }

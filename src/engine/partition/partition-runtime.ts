@@ -2,6 +2,7 @@
 // else queues, and the queue is worked in batches: load what is missing, decide every request in arrival order on
 // working copies, commit the batch in one transaction (group commit), then update the cache and reply. The next batch
 // forms while the previous one commits (up to ENGINE_BATCHES_IN_FLIGHT batches at once). Replies to writes go out only after COMMIT (write-through).
+// Each batch's insight figures commit in its statement; the refusals it answers are counted and written every 2 s.
 import { ProblemError } from '../../contract/problems.js';
 import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import type { ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
@@ -19,10 +20,12 @@ import {
   type UsageKey,
 } from './hot-path.sql.js';
 import { IdempotencyReplays } from './idempotency-replays.js';
-import type { SessionChanges } from './session-reservations.js';
 import { StackHolds } from './stack-holds.js';
+import { applyCommitted, setPending } from './committed-state.js';
+import { codesOf, customerOf, keysOf } from './partition-calls.js';
+import { refusalCodeOf, RefusalCounts } from './refusal-counts.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
-import { planWrites, type Taken, type WriteCall } from './write-planner.js';
+import { planWrites, type WriteCall } from './write-planner.js';
 
 export interface PartitionOptions {
   db: Pool;
@@ -32,6 +35,10 @@ export interface PartitionOptions {
   maxBatch: number;
   /** Batches decided or committed at once; more overlap commits, fewer make larger batches (default 1). */
   batchesInFlight?: number;
+  /** This partition's number: the writer of its insight rows (default 0). */
+  partition?: number;
+  /** Add each batch's figures to the insights rollup in its commit statement (default true). */
+  insightsRollup?: boolean;
   now?: () => number;
 }
 
@@ -62,12 +69,14 @@ export class PartitionRuntime {
   private readonly holds: StackHolds;
   private readonly replays: IdempotencyReplays<Item>;
   private readonly budgets: BudgetStates;
+  private readonly refusals: RefusalCounts;
   private readonly now: () => number;
 
   constructor(private readonly options: PartitionOptions) {
     this.cache = new VoucherStateCache(options.cacheSize, options.cacheTtlMs);
     this.budgets = new BudgetStates(options.db);
     this.now = options.now ?? Date.now;
+    this.refusals = new RefusalCounts(options.db, options.partition ?? 0, options.log);
     this.holds = new StackHolds((key) => this.cache.peek(key));
     this.replays = new IdempotencyReplays(options.db, (item, result) => this.answer(item, result), (item, error) => this.refuse(item, error));
     const sweep = setInterval(() => void this.sweepSessions(), SESSION_SWEEP_MS * (0.5 + Math.random()));
@@ -118,6 +127,9 @@ export class PartitionRuntime {
       case 'ping':
         reply(this.stats());
         return true;
+      case 'flush':
+        void this.refusals.flush().then(() => reply(null));
+        return true;
       case 'forget':
         this.forget(call);
         reply(null);
@@ -133,6 +145,7 @@ export class PartitionRuntime {
         if (!entry || !this.ready(entry, call.customer, now)) return false;
         const outcome = this.validate(entry, call, now);
         if (outcome.code === 'campaign_budget_exhausted' && this.budgets.verify(entry.snapshot, now)) return false;
+        this.countRefusal(call, outcome, now);
         reply(outcome);
         return true;
       }
@@ -288,7 +301,11 @@ export class PartitionRuntime {
     for (const item of items) {
       const call = item.call;
       const key = (code: string) => voucherKey((call as { workspaceId: string }).workspaceId, code);
-      if (call.type === 'validate' && !call.session) this.answer(item, this.validate(this.cache.peek(key(call.code))!, call, now));
+      if (call.type === 'validate' && !call.session) {
+        const outcome = this.validate(this.cache.peek(key(call.code))!, call, now);
+        this.countRefusal(call, outcome, now);
+        this.answer(item, outcome);
+      }
       else if (call.type === 'snapshot') this.answer(item, this.snapshot(call, call.codes.map((c) => this.cache.peek(key(c))!), now));
       else if (call.type === 'hold') {
         this.answer(item, this.holds.hold(call, call.items.map((i) => this.cache.peek(key(i.code))!), now));
@@ -397,14 +414,15 @@ export class PartitionRuntime {
         continue;
       }
       const reserving = sessions.added(now);
-      this.setPending(taken, reserving, +1);
+      setPending(taken, reserving, +1);
       this.budgets.setPending(campaignTaken, +1);
       let result;
       const started = performance.now();
       try {
-        result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan);
+        const rollup = this.options.insightsRollup === false ? 'off' : { writer: this.options.partition ?? 0 };
+        result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan, rollup);
       } finally {
-        this.setPending(taken, reserving, -1);
+        setPending(taken, reserving, -1);
         this.budgets.setPending(campaignTaken, -1);
       }
       this.counters.batches += 1;
@@ -412,12 +430,13 @@ export class PartitionRuntime {
       this.counters.commitMs += performance.now() - started;
       if (!result.ok) this.counters.retries += 1;
       if (result.ok) {
-        this.applyCommitted(touched, result.vouchers, result.usage, sessions);
+        applyCommitted(touched, result.vouchers, result.usage, sessions);
         this.budgets.applyCommitted(plan.budgets.values(), plan.rollbackIds.length > 0);
         for (const item of pending) {
           const outcome = outcomes.get(item)!;
           if (outcome instanceof Error) this.refuse(item, outcome);
           else this.answer(item, typeof outcome === 'function' ? outcome() : outcome);
+          if (item.call.type === 'redeem' || item.call.type === 'validate') this.countRefusal(item.call, outcome, now);
           if (!(outcome instanceof Error)) this.replays.remember(item.call, outcome);
         }
         return;
@@ -435,6 +454,14 @@ export class PartitionRuntime {
     }
   }
 
+  /** A refusal answered counts under its code and the voucher's campaign (written to refusal_counts every few seconds). */
+  private countRefusal(call: { type: string; workspaceId: string; code: string }, outcome: unknown, now: number): void {
+    const code = refusalCodeOf(outcome);
+    if (code === undefined) return;
+    const campaignId = this.cache.peek(voucherKey(call.workspaceId, call.code))?.snapshot?.campaignId ?? null;
+    this.refusals.add(call.workspaceId, campaignId, code, call.type === 'validate' ? 'validation' : 'redemption', now);
+  }
+
   private markVoucherIdStale(items: Item[], voucherId: string): void {
     for (const item of items) {
       const call = item.call as WriteCall;
@@ -443,62 +470,4 @@ export class PartitionRuntime {
     }
   }
 
-  /** What a committing batch takes, and the reservations it adds, count as taken for decisions made meanwhile. */
-  private setPending(taken: Map<HotVoucher, Taken>, reserving: Map<HotVoucher, Reserved>, sign: 1 | -1): void {
-    for (const [entry, t] of taken) {
-      entry.pendingUses += sign * t.uses;
-      entry.pendingBalance += sign * t.balance;
-      for (const [customerId, n] of t.byCustomer) {
-        entry.pendingByCustomer.set(customerId, (entry.pendingByCustomer.get(customerId) ?? 0) + sign * n);
-      }
-    }
-    for (const [entry, r] of reserving) {
-      entry.pendingUses += sign * r.uses;
-      entry.pendingBalance += sign * r.balance;
-    }
-  }
-
-  private applyCommitted(
-    touched: Set<HotVoucher>,
-    vouchers: ReadonlyArray<{ id: string; redeemedCount: number; giftBalance: number | null }>,
-    usage: ReadonlyArray<UsageKey & { uses: number }>,
-    sessions: SessionChanges<HotVoucher>,
-  ): void {
-    sessions.apply();
-    const byId = new Map(vouchers.map((v) => [v.id, v]));
-    const usageByVoucher = new Map<string, Array<UsageKey & { uses: number }>>();
-    for (const u of usage) usageByVoucher.set(u.voucherId, [...(usageByVoucher.get(u.voucherId) ?? []), u]);
-    for (const entry of touched) {
-      const v = entry.snapshot;
-      if (!v) continue;
-      const after = byId.get(v.id);
-      if (after) entry.snapshot = { ...v, redeemedCount: after.redeemedCount, giftBalance: after.giftBalance };
-      for (const u of usageByVoucher.get(v.id) ?? []) entry.customerUses.set(u.customerId, u.uses);
-    }
-  }
-}
-
-function codesOf(call: PartitionCall): string[] {
-  switch (call.type) {
-    case 'validate':
-    case 'redeem':
-    case 'rollback':
-    case 'adjust':
-    case 'releaseSession':
-      return [call.code];
-    case 'snapshot':
-      return call.codes;
-    case 'hold':
-      return call.items.map((i) => i.code);
-    default:
-      return [];
-  }
-}
-
-function keysOf(call: PartitionCall): string[] {
-  return 'workspaceId' in call ? codesOf(call).map((code) => voucherKey(call.workspaceId, code)) : [];
-}
-
-function customerOf(call: PartitionCall): string | null {
-  return 'customer' in call ? call.customer.id : null;
 }

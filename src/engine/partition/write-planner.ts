@@ -211,7 +211,8 @@ class BatchPlanner {
         if (row.kind === 'GIFT') planLedger(this.plan, v, { type: 'ROLLBACK', amount: row.amount, redemptionId: row.id }, this.createdAt);
         if (row.customerId) planUsage(this.plan, v, row.customerId, -1);
       }
-      planRollback(this.plan, row, { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt }, call.audit);
+      const rollback = { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt };
+      planRollback(this.plan, row, rollback, call.audit, v?.timeZone ?? 'UTC');
       const createdAt = this.createdAt.toISOString();
       outcome = { ok: true, rollback: { id: rollbackId, redemptionId: row.id, voucherCode: row.voucherCode, amount: row.amount, createdAt } };
     }

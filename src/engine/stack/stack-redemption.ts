@@ -12,7 +12,8 @@ import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.
 import type { Pool } from '../../platform/database.js';
 import type { HoldItem } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
-import { emptyPlan, PlanCommitter, planRedemption, planSession } from '../partition/group-commit.js';
+import { emptyPlan, PlanCommitter, planRedemption, planSession, type RollupWriter } from '../partition/group-commit.js';
+import type { RefusalCounts } from '../partition/refusal-counts.js';
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
@@ -31,9 +32,10 @@ export class StackRedemption {
   constructor(
     private readonly db: Pool,
     private readonly router: PartitionRouter,
+    private readonly insights: { rollup: RollupWriter; refusals: RefusalCounts },
     private readonly now: () => number = Date.now,
   ) {
-    this.committer = new PlanCommitter(db);
+    this.committer = new PlanCommitter(db, insights.rollup);
   }
 
   async redeem(request: StackRequest): Promise<StackOutcome> {
@@ -76,6 +78,9 @@ export class StackRedemption {
         const outcome: StackOutcome = { ok: false, ...refusalFields(failure), results: evaluation.results };
         const written = await this.commit(request, outcome, emptyPlan());
         if (written === 'taken') return (await this.replayed(request))!;
+        // Counted once per request: a replay (the key taken) answered above is not a second refusal.
+        const failed = entries[evaluation.results.findIndex((r) => !r.ok && r.code !== 'skipped')]?.voucher;
+        this.insights.refusals.add(request.workspaceId, failed?.campaignId ?? null, failure.code, 'stack', this.now());
         return outcome;
       }
       const stackId = uuidv7();

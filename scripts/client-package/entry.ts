@@ -1,0 +1,39 @@
+// @promotions/client: the promotions service's client library. Its operation table and types are generated from the
+// service's registry when the service is built, so this package and the service share one version.
+import type { Operations } from './api.js';
+import { createClientFor, type ClientFor, type ClientOptions } from './client.js';
+import type { GroupIn, InputArgsIn, ItemIn, ListNameIn } from './operation-map.js';
+import { OPERATIONS } from './operation-table.js';
+
+export type PromotionsClient = ClientFor<Operations>;
+
+export function createClient(options: ClientOptions): PromotionsClient {
+  return createClientFor<Operations>(OPERATIONS, options);
+}
+
+export type OperationName = keyof Operations;
+/** What the caller sends: path, query and body fields in one object, defaults not yet applied. */
+export type InputOf<N extends OperationName> = Operations[N]['input'];
+/** What the service answers (void for 204). */
+export type OutputOf<N extends OperationName> = Operations[N]['output'];
+/** Operations answering a list envelope `{ data, next?, prev? }`. */
+export type ListOperationName = ListNameIn<Operations>;
+export type ItemOf<N extends ListOperationName> = ItemIn<Operations, N>;
+export type GroupName = GroupIn<Operations>;
+/** An input with no required field may be left out. */
+export type InputArgs<N extends OperationName> = InputArgsIn<Operations, N>;
+
+export type * from './api.js';
+export { OPERATIONS, type OperationEntry } from './operation-table.js';
+export { type BatchCall, type BatchOutcome, type CallOptions, type ClientOptions, type OperationInfo, type ServerDescription } from './client.js';
+export { ApiError, ConnectionError, PromotionsError, TimeoutError, VersionMismatchError, type ProblemDetails, type ProblemFieldError } from './errors.js';
+export { CLIENT_VERSION, CLIENT_VERSION_HEADER, isCompatibleVersion, SERVER_VERSION_HEADER } from './version.js';
+export type { ProblemCode } from './problem-codes.js';
+export {
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  SIGNATURE_HEADER,
+  verifyWebhookSignature,
+  type VerifyOptions,
+  type WebhookVerification,
+} from './webhook-signature.js';

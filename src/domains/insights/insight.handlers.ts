@@ -1,0 +1,165 @@
+// Insights handlers: resolve and bound the range (a 400 beyond it), then answer from the short cache or the queries.
+import { implement } from '../../contract/handler.js';
+import { invalidField } from '../../contract/problems.js';
+import type { Pool } from '../../platform/database.js';
+import { budgetPeriods, TOTAL_PERIOD } from '../campaigns/campaign-budget.rules.js';
+import type { Budget, BudgetLimit } from '../campaigns/campaign-budget.schemas.js';
+import { InsightCache } from './insight-cache.js';
+import { insightContract } from './insight.contract.js';
+import {
+  findBudgetedCampaigns,
+  findBudgetUsage,
+  sumGiftBalances,
+  sumRedemptionPeriods,
+  sumRefusals,
+  topCampaigns,
+  webhookHealth,
+  type BudgetedCampaignRow,
+  type Range,
+} from './insight.queries.js';
+import { RANGE_LIMITS_DAYS } from './insight.schemas.js';
+
+const DAY_MS = 86_400_000;
+const DEFAULT_RANGE_DAYS = 30;
+
+/** One cache per database (a test may run several services, each on its own). */
+const caches = new WeakMap<Pool, InsightCache>();
+function cacheOf(db: Pool): InsightCache {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new InsightCache()));
+  return cache;
+}
+
+/** `to` defaults to now and `from` to 30 days before it; `from` must come first and the range fit in `maxDays`. */
+export function resolveRange(input: { from?: string | undefined; to?: string | undefined }, maxDays: number, now: number): Range {
+  const to = input.to !== undefined ? Date.parse(input.to) : now;
+  const from = input.from !== undefined ? Date.parse(input.from) : to - DEFAULT_RANGE_DAYS * DAY_MS;
+  if (!(from < to)) throw invalidField('query.from', 'from must be before to');
+  if (to - from > maxDays * DAY_MS) throw invalidField('query.to', `the range may span at most ${maxDays} days here`);
+  return { from: new Date(from), to: new Date(to) };
+}
+
+const nullIfEmpty = (currency: string | null) => (currency ? currency : null);
+
+export const insightHandlers = implement(insightContract, {
+  async redemptionInsights({ input, actor, deps }) {
+    const range = resolveRange(input, RANGE_LIMITS_DAYS[input.interval], Date.now());
+    return cacheOf(deps.db).get(actor.workspaceId, 'redemptions', input, async () => {
+      const rows = await sumRedemptionPeriods(deps.db, actor.workspaceId, input.interval, range, input.campaignId);
+      return {
+        data: rows.map((r) => ({
+          period: r.period.toISOString(),
+          currency: nullIfEmpty(r.currency),
+          redemptions: r.redemptions,
+          rollbacks: r.rollbacks,
+          discountAmount: r.discount_amount,
+          giftAmount: r.gift_amount,
+          rolledBackAmount: Math.min(r.rolled_back_discount + r.rolled_back_gift, Number.MAX_SAFE_INTEGER),
+          rolledBackDiscountAmount: r.rolled_back_discount,
+          rolledBackGiftAmount: r.rolled_back_gift,
+        })),
+      };
+    });
+  },
+
+  async failureInsights({ input, actor, deps }) {
+    const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
+    return cacheOf(deps.db).get(actor.workspaceId, 'failures', input, async () => {
+      const rows = await sumRefusals(deps.db, actor.workspaceId, range, input.campaignId);
+      const data = rows.map((r) => ({
+        code: r.code,
+        count: Math.min(r.redemptions + r.stacks, Number.MAX_SAFE_INTEGER),
+        redemptions: r.redemptions,
+        stacks: r.stacks,
+        validations: r.validations,
+      }));
+      data.sort((a, b) => b.count - a.count || b.validations - a.validations || a.code.localeCompare(b.code));
+      return { data };
+    });
+  },
+
+  async campaignInsights({ input, actor, deps }) {
+    const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
+    return cacheOf(deps.db).get(actor.workspaceId, 'campaigns', input, async () => {
+      const rows = await topCampaigns(deps.db, actor.workspaceId, range, input.limit);
+      return {
+        data: rows.map((r) => ({
+          campaignId: r.campaign_id,
+          name: r.name,
+          currency: nullIfEmpty(r.currency),
+          redemptions: r.redemptions,
+          discountAmount: r.discount_amount,
+          giftAmount: r.gift_amount,
+          rollbacks: r.rollbacks,
+        })),
+      };
+    });
+  },
+
+  async budgetInsights({ input, actor, deps }) {
+    return cacheOf(deps.db).get(actor.workspaceId, 'budgets', input, async () => {
+      const campaigns = await findBudgetedCampaigns(deps.db, actor.workspaceId);
+      const now = Date.now();
+      const planned = campaigns.map((c) => ({ campaign: c, limits: currentLimits(c, now) }));
+      const keys = [...new Set(planned.flatMap((p) => p.limits.map((l) => l.key)))];
+      const usage = await findBudgetUsage(deps.db, actor.workspaceId, campaigns.map((c) => c.id), keys);
+      const used = new Map(usage.map((u) => [`${u.campaign_id} ${u.period}`, { redemptions: u.redemptions, discountAmount: u.discount_amount }]));
+      const data = planned.map(({ campaign, limits }) => ({
+        campaignId: campaign.id,
+        name: campaign.name,
+        active: campaign.active,
+        limits: limits.map((l) => {
+          const u = used.get(`${campaign.id} ${l.key}`) ?? { redemptions: 0, discountAmount: 0 };
+          return { ...l, used: u, burn: burnOf(l.limit, u) };
+        }),
+      }));
+      const worst = (c: (typeof data)[number]) => Math.max(0, ...c.limits.map((l) => l.burn));
+      data.sort((a, b) => worst(b) - worst(a) || a.name.localeCompare(b.name));
+      return { data: data.slice(0, input.limit) };
+    });
+  },
+
+  async giftCardInsights({ actor, deps }) {
+    return cacheOf(deps.db).get(actor.workspaceId, 'giftCards', {}, async () => {
+      const rows = await sumGiftBalances(deps.db, actor.workspaceId);
+      return { data: rows.map((r) => ({ currency: nullIfEmpty(r.currency), outstanding: r.outstanding, cards: r.cards, cardsWithBalance: r.with_balance })) };
+    });
+  },
+
+  async webhookInsights({ actor, deps }) {
+    return cacheOf(deps.db).get(actor.workspaceId, 'webhooks', {}, async () => {
+      const health = await webhookHealth(deps.db, actor.workspaceId);
+      const count = (status: string) => health.byStatus.find((s) => s.status === status)?.n ?? 0;
+      const { attempts, succeeded } = health.attempts;
+      return {
+        deliveries: { pending: count('pending'), delivered: count('delivered'), retryScheduled: count('retry_scheduled'), dead: count('dead') },
+        oldestPendingAt: health.oldest?.created_at ? health.oldest.created_at.toISOString() : null,
+        oldestPendingAgeSeconds: health.oldest?.age !== undefined && health.oldest.age !== null ? Math.max(0, health.oldest.age) : null,
+        last24h: { attempts, succeeded, successRate: attempts ? Math.round((succeeded / attempts) * 10_000) / 10_000 : null },
+      };
+    });
+  },
+});
+
+type PeriodName = 'total' | 'daily' | 'weekly' | 'monthly';
+
+/** Each limit of the campaign's budget in its current period, keyed as campaign_budget_usage keys it. */
+function currentLimits(c: BudgetedCampaignRow, now: number): Array<{ period: PeriodName; key: string; limit: BudgetLimit; resetsAt: string | null }> {
+  const budget = c.budget as Budget;
+  const periods = budgetPeriods(now, c.time_zone);
+  const limits: Array<{ period: PeriodName; key: string; limit: BudgetLimit; resetsAt: string | null }> = [];
+  if (budget.total) limits.push({ period: 'total', key: TOTAL_PERIOD, limit: budget.total, resetsAt: null });
+  if (budget.daily) limits.push({ period: 'daily', key: periods.day, limit: budget.daily, resetsAt: c.day_ends.toISOString() });
+  if (budget.weekly) limits.push({ period: 'weekly', key: periods.week, limit: budget.weekly, resetsAt: c.week_ends.toISOString() });
+  if (budget.monthly) limits.push({ period: 'monthly', key: periods.month, limit: budget.monthly, resetsAt: c.month_ends.toISOString() });
+  return limits;
+}
+
+/** The larger share used of the limit's figures (1 = exhausted), to 4 decimals. */
+function burnOf(limit: BudgetLimit, used: { redemptions: number; discountAmount: number }): number {
+  const shares = [
+    limit.redemptions ? used.redemptions / limit.redemptions : 0,
+    limit.discountAmount ? used.discountAmount / limit.discountAmount : 0,
+  ];
+  return Math.round(Math.max(...shares) * 10_000) / 10_000;
+}

@@ -1,0 +1,172 @@
+// The insights' SQL. Redemption figures come from redemption_rollups and refusals from refusal_counts (never from
+// redemptions); budgets, gift cards and webhooks are read from their own tables through indexes per workspace. Sums
+// saturate at 2^53-1, so a read never fails on a stored value.
+import type { Sql } from '../../platform/database.js';
+import { MAX_AMOUNT } from '../redemptions/redemption.schemas.js';
+
+const sum = (column: string, where?: string) => `least(coalesce(sum(${column})${where ? ` FILTER (WHERE ${where})` : ''}, 0), ${MAX_AMOUNT})::bigint`;
+
+/**
+ * The range widened to whole periods of `unit` in the workspace's zone: `lo` is the start of the period holding
+ * `from`, `hi` the end of the one holding the last instant before `to`.
+ */
+const BOUNDS = `bounds AS (
+  SELECT time_zone AS tz,
+         date_trunc($2, $3::timestamptz AT TIME ZONE time_zone) AT TIME ZONE time_zone AS lo,
+         (date_trunc($2, ($4::timestamptz - interval '1 microsecond') AT TIME ZONE time_zone) + ('1 ' || $2)::interval) AT TIME ZONE time_zone AS hi
+    FROM workspaces WHERE workspace_id = $1
+)`;
+
+export interface Range {
+  from: Date;
+  to: Date;
+}
+
+export interface RedemptionPeriodRow {
+  [column: string]: unknown;
+  period: Date;
+  currency: string;
+  redemptions: number;
+  rollbacks: number;
+  discount_amount: number;
+  gift_amount: number;
+  rolled_back_discount: number;
+  rolled_back_gift: number;
+}
+
+export async function sumRedemptionPeriods(db: Sql, workspaceId: string, interval: 'day' | 'hour', range: Range, campaignId: string | undefined) {
+  const { rows } = await db.query<RedemptionPeriodRow>(
+    `WITH ${BOUNDS}
+     SELECT date_trunc($2, r.hour AT TIME ZONE b.tz) AT TIME ZONE b.tz AS period, r.currency,
+            ${sum('r.redemptions')} AS redemptions, ${sum('r.rollbacks')} AS rollbacks,
+            ${sum('r.discount_amount')} AS discount_amount, ${sum('r.gift_amount')} AS gift_amount,
+            ${sum('r.rolled_back_discount')} AS rolled_back_discount, ${sum('r.rolled_back_gift')} AS rolled_back_gift
+       FROM redemption_rollups r, bounds b
+      WHERE r.workspace_id = $1 AND r.hour >= b.lo AND r.hour < b.hi
+        AND ($5::uuid IS NULL OR r.campaign_id = $5::uuid)
+      GROUP BY 1, 2
+      ORDER BY 1, 2`,
+    [workspaceId, interval, range.from, range.to, campaignId ?? null],
+  );
+  return rows;
+}
+
+export interface FailureRow {
+  [column: string]: unknown;
+  code: string;
+  redemptions: number;
+  stacks: number;
+  validations: number;
+}
+
+export async function sumRefusals(db: Sql, workspaceId: string, range: Range, campaignId: string | undefined) {
+  const { rows } = await db.query<FailureRow>(
+    `SELECT code,
+            ${sum('count', "source = 'redemption'")} AS redemptions,
+            ${sum('count', "source = 'stack'")} AS stacks,
+            ${sum('count', "source = 'validation'")} AS validations
+       FROM refusal_counts
+      WHERE workspace_id = $1 AND hour >= date_trunc('hour', $2::timestamptz) AND hour < $3::timestamptz
+        AND ($4::uuid IS NULL OR campaign_id = $4::uuid)
+      GROUP BY code`,
+    [workspaceId, range.from, range.to, campaignId ?? null],
+  );
+  return rows;
+}
+
+export interface CampaignFiguresRow {
+  [column: string]: unknown;
+  campaign_id: string;
+  name: string | null;
+  currency: string;
+  redemptions: number;
+  discount_amount: number;
+  gift_amount: number;
+  rollbacks: number;
+}
+
+export async function topCampaigns(db: Sql, workspaceId: string, range: Range, limit: number) {
+  const { rows } = await db.query<CampaignFiguresRow>(
+    `WITH ${BOUNDS}, figures AS (
+       SELECT r.campaign_id, r.currency, ${sum('r.redemptions')} AS redemptions, ${sum('r.discount_amount')} AS discount_amount,
+              ${sum('r.gift_amount')} AS gift_amount, ${sum('r.rollbacks')} AS rollbacks
+         FROM redemption_rollups r, bounds b
+        WHERE r.workspace_id = $1 AND r.campaign_id IS NOT NULL AND r.hour >= b.lo AND r.hour < b.hi
+        GROUP BY r.campaign_id, r.currency
+        ORDER BY redemptions DESC, discount_amount DESC, r.campaign_id
+        LIMIT $5)
+     SELECT f.*, c.name FROM figures f LEFT JOIN campaigns c ON c.id = f.campaign_id AND c.workspace_id = $1
+      ORDER BY f.redemptions DESC, f.discount_amount DESC, f.campaign_id`,
+    [workspaceId, 'hour', range.from, range.to, limit],
+  );
+  return rows;
+}
+
+export interface BudgetedCampaignRow {
+  [column: string]: unknown;
+  id: string;
+  name: string;
+  active: boolean;
+  budget: unknown;
+  time_zone: string;
+  day_ends: Date;
+  week_ends: Date;
+  month_ends: Date;
+}
+
+/** Budgeted campaigns (the 1,000 newest), with the ends of the current day, ISO week and month in the workspace's zone. */
+export async function findBudgetedCampaigns(db: Sql, workspaceId: string) {
+  const { rows } = await db.query<BudgetedCampaignRow>(
+    `SELECT c.id, c.name, c.active, c.budget, w.time_zone,
+            (date_trunc('day', now() AT TIME ZONE w.time_zone) + interval '1 day') AT TIME ZONE w.time_zone AS day_ends,
+            (date_trunc('week', now() AT TIME ZONE w.time_zone) + interval '1 week') AT TIME ZONE w.time_zone AS week_ends,
+            (date_trunc('month', now() AT TIME ZONE w.time_zone) + interval '1 month') AT TIME ZONE w.time_zone AS month_ends
+       FROM campaigns c JOIN workspaces w ON w.workspace_id = c.workspace_id
+      WHERE c.workspace_id = $1 AND c.budget IS NOT NULL
+      ORDER BY c.created_at DESC, c.id DESC
+      LIMIT 1000`,
+    [workspaceId],
+  );
+  return rows;
+}
+
+export async function findBudgetUsage(db: Sql, workspaceId: string, campaignIds: readonly string[], periods: readonly string[]) {
+  if (campaignIds.length === 0) return [];
+  const { rows } = await db.query<{ campaign_id: string; period: string; redemptions: number; discount_amount: number }>(
+    `SELECT campaign_id, period, redemptions, discount_amount FROM campaign_budget_usage
+      WHERE workspace_id = $1 AND campaign_id = ANY($2::uuid[]) AND period = ANY($3::text[])`,
+    [workspaceId, campaignIds, periods],
+  );
+  return rows;
+}
+
+export async function sumGiftBalances(db: Sql, workspaceId: string) {
+  const { rows } = await db.query<{ currency: string | null; outstanding: number; cards: number; with_balance: number }>(
+    `SELECT currency, ${sum('gift_balance')} AS outstanding, count(*)::bigint AS cards,
+            count(*) FILTER (WHERE gift_balance > 0)::bigint AS with_balance
+       FROM vouchers WHERE workspace_id = $1 AND type = 'GIFT_CARD'
+      GROUP BY currency ORDER BY currency NULLS LAST`,
+    [workspaceId],
+  );
+  return rows;
+}
+
+export async function webhookHealth(db: Sql, workspaceId: string) {
+  const [byStatus, oldest, attempts] = await Promise.all([
+    db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::bigint AS n FROM webhook_deliveries WHERE workspace_id = $1 GROUP BY status`,
+      [workspaceId],
+    ),
+    db.query<{ created_at: Date | null; age: number | null }>(
+      `SELECT created_at, floor(extract(epoch FROM now() - created_at))::bigint AS age FROM webhook_deliveries
+        WHERE workspace_id = $1 AND status IN ('pending', 'retry_scheduled') ORDER BY created_at LIMIT 1`,
+      [workspaceId],
+    ),
+    db.query<{ attempts: number; succeeded: number }>(
+      `SELECT count(*)::bigint AS attempts, count(*) FILTER (WHERE succeeded)::bigint AS succeeded
+         FROM webhook_delivery_attempts WHERE workspace_id = $1 AND created_at >= now() - interval '24 hours'`,
+      [workspaceId],
+    ),
+  ]);
+  return { byStatus: byStatus.rows, oldest: oldest.rows[0], attempts: attempts.rows[0]! };
+}

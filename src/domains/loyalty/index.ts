@@ -1,0 +1,7 @@
+// The loyalty domain's public surface: its contract and handlers, the worker's jobs, and the ledger calls the engine
+// and rewards use to spend and give back points (the same SQL functions every points change goes through).
+export { loyaltyContract } from './loyalty.contract.js';
+export { loyaltyHandlers } from './loyalty.handlers.js';
+export { loyaltyPointsQueue, reactToNextEvent, startLoyaltyJobs, sweepPoints, type LoyaltyJobs, type LoyaltyJobSettings } from './loyalty.jobs.js';
+export { debitPoints, refundPoints, grantPoints } from './points-ledger.queries.js';
+export { Member as LoyaltyMember, LedgerEntry as LoyaltyLedgerEntry } from './member.schemas.js';

@@ -1,0 +1,149 @@
+// The worker's loyalty jobs. The inbox subscriber reacts to order.paid, order.canceled and customer.segment.entered:
+// each reaction runs in the transaction that deletes its inbox row (taken with SKIP LOCKED), so it commits exactly
+// once or not at all, whatever kills a worker. The points sweep (activation, expiry, expiring notices) is a pg-boss
+// job that schedules its successor first (startAfter the interval; the stately queue keeps one waiting), so it runs
+// every LOYALTY_JOBS_INTERVAL in one worker at a time and survives a worker killed mid-run (pg-boss expires and retries).
+import type PgBoss from 'pg-boss';
+import { withTransaction, type Pool } from '../../platform/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { recordEvents, type NewEvent } from '../events/index.js';
+import { reactToEvent } from './earning.service.js';
+import { placeMember, runLoyaltyWork } from './member.service.js';
+import { activateBucket, expireBucket } from './points-ledger.queries.js';
+import { findBucketsToActivate, findBucketsToExpire, markExpiringBuckets, takeInboxEvent } from './reaction.queries.js';
+
+export const LOYALTY_POINTS_QUEUE = 'loyalty-points';
+
+export interface LoyaltyJobSettings {
+  /** How often pending points activate and due points expire (LOYALTY_JOBS_INTERVAL). */
+  intervalMs: number;
+  /** Inbox events reacted to at once (each its own transaction). */
+  concurrency: number;
+  /** Idle polling of the inbox. */
+  pollMs: number;
+}
+
+export const DEFAULT_LOYALTY_JOB_SETTINGS: LoyaltyJobSettings = Object.freeze({ intervalMs: 60_000, concurrency: 4, pollMs: 200 });
+
+const SWEEP_BATCH = 500;
+
+export function loyaltyPointsQueue(): PgBoss.Queue {
+  return { name: LOYALTY_POINTS_QUEUE, policy: 'stately', expireInSeconds: 300, retryLimit: 3, retryDelay: 1 };
+}
+
+export interface LoyaltyJobs {
+  wake(): void;
+  stop(): Promise<void>;
+  /** One sweep now (tests, and the job's body). */
+  sweep(): Promise<{ activated: number; expired: number; notified: number }>;
+}
+
+/** Reacts to the oldest free inbox event; false when there was none. */
+export async function reactToNextEvent(pool: Pool): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    const event = await takeInboxEvent(tx);
+    if (!event) return false;
+    const events: NewEvent[] = [];
+    await reactToEvent({ tx, emit: (type, payload) => events.push({ workspaceId: event.workspaceId, type, payload }) }, event);
+    await recordEvents(tx, events);
+    return true;
+  });
+}
+
+/** Activation, expiry and expiring notices: each bucket in its own transaction, each at most once. */
+export async function sweepPoints(pool: Pool): Promise<{ activated: number; expired: number; notified: number }> {
+  let activated = 0;
+  let expired = 0;
+  for (const due of await findBucketsToActivate(pool, SWEEP_BATCH)) {
+    const done = await runLoyaltyWork(pool, due.workspaceId, async (work) => {
+      const change = await activateBucket(work.tx, due.workspaceId, due.bucketId);
+      if (!change) return false;
+      work.emit('loyalty.points.activated', { memberId: change.memberId, points: change.points, entryId: change.entryId, balance: change.balanceAfter, bucketId: due.bucketId });
+      await placeMember(work, due.workspaceId, change.memberId);
+      return true;
+    });
+    if (done) activated++;
+  }
+  for (const due of await findBucketsToExpire(pool, SWEEP_BATCH)) {
+    const done = await runLoyaltyWork(pool, due.workspaceId, async (work) => {
+      const change = await expireBucket(work.tx, due.workspaceId, due.bucketId);
+      if (!change?.entryId) return false;
+      work.emit('loyalty.points.expired', { memberId: change.memberId, points: change.points, entryId: change.entryId, balance: change.balanceAfter, bucketId: due.bucketId });
+      return true;
+    });
+    if (done) expired++;
+  }
+  const notified = await withTransaction(pool, async (tx) => {
+    const notices = await markExpiringBuckets(tx, SWEEP_BATCH);
+    await recordEvents(
+      tx,
+      notices.map((n) => ({
+        workspaceId: n.workspaceId,
+        type: 'loyalty.points.expiring' as const,
+        payload: { memberId: n.memberId, points: n.points, expiresAt: n.expiresAt.toISOString(), bucketId: n.bucketId },
+      })),
+    );
+    return notices.length;
+  });
+  return { activated, expired, notified };
+}
+
+export async function startLoyaltyJobs(options: { boss: PgBoss; pool: Pool; log: Logger; settings?: Partial<LoyaltyJobSettings> }): Promise<LoyaltyJobs> {
+  const { boss, pool, log } = options;
+  const settings = { ...DEFAULT_LOYALTY_JOB_SETTINGS, ...options.settings };
+  let stopping = false;
+  const sleepers = new Set<() => void>();
+  const wakeAll = () => {
+    for (const wake of [...sleepers]) wake();
+  };
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      sleepers.add(done);
+    });
+
+  async function inboxLoop() {
+    while (!stopping) {
+      let reacted = false;
+      try {
+        reacted = await reactToNextEvent(pool);
+      } catch (error) {
+        // The row stays in the inbox (its transaction rolled back): taken again after the pause.
+        log.warn({ err: (error as Error).message }, 'loyalty reaction failed; retrying');
+        await sleep(1_000);
+        continue;
+      }
+      if (!reacted) await sleep(settings.pollMs);
+    }
+  }
+
+  async function sweep() {
+    return sweepPoints(pool);
+  }
+
+  await boss.work(LOYALTY_POINTS_QUEUE, { pollingIntervalSeconds: Math.min(2, Math.max(0.5, settings.intervalMs / 2000)) }, async () => {
+    // The successor first: a run killed midway leaves the next one scheduled.
+    await boss.send(LOYALTY_POINTS_QUEUE, {}, { startAfter: new Date(Date.now() + settings.intervalMs) });
+    const done = await sweep();
+    if (done.activated + done.expired + done.notified > 0) log.info(done, 'loyalty points swept');
+  });
+  await boss.send(LOYALTY_POINTS_QUEUE, {});
+
+  const loops = Promise.all(Array.from({ length: settings.concurrency }, () => inboxLoop()));
+  log.info({ settings }, 'loyalty jobs started');
+  return {
+    wake: wakeAll,
+    sweep,
+    async stop() {
+      stopping = true;
+      wakeAll();
+      await loops;
+      await boss.offWork(LOYALTY_POINTS_QUEUE);
+    },
+  };
+}
