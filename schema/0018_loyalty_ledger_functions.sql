@@ -301,3 +301,20 @@ BEGIN
   RETURNING id INTO entry;
   RETURN QUERY SELECT entry, member, b.remaining, card.points_balance - b.remaining;
 END $$;
+
+-- An earning by a rule: its grant (POINTS_EARNED, pending when p_activates_at is ahead) and its once-only key in one
+-- call; a key used before raises UNIQUE_VIOLATION, rolling the whole reaction back.
+CREATE FUNCTION loyalty_earn(
+  p_workspace uuid, p_member uuid, p_points bigint, p_activates_at timestamptz, p_expires_at timestamptz, p_source_type text,
+  p_source_id text, p_order_id uuid, p_rule_id uuid, p_reaction_key text
+) RETURNS TABLE (entry_id uuid, bucket_id uuid, balance_after bigint, pending boolean) LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  g record;
+BEGIN
+  SELECT * INTO g FROM loyalty_grant(p_workspace, p_member, p_points, 'POINTS_EARNED', p_activates_at, p_expires_at, p_source_type,
+    p_source_id, p_order_id::text, p_rule_id, NULL);
+  INSERT INTO loyalty_earnings (workspace_id, earning_rule_id, member_id, reaction_key, order_id, bucket_id, points)
+  VALUES (p_workspace, p_rule_id, p_member, p_reaction_key, p_order_id, g.bucket_id, p_points);
+  RETURN QUERY SELECT g.entry_id, g.bucket_id, g.balance_after, g.pending;
+END $$;

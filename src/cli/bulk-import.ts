@@ -1,5 +1,6 @@
 // CSV import: streams rows into any create-like operation with bounded concurrency; columns are field names
-// (dots for nesting), cells are read as the field's type. A failed row is reported and the rest go on.
+// (dots for nesting), cells are read as the field's type. A failed row is reported and the rest go on. A bulk operation
+// with a streamed body (vouchers.import) gets the file as it is, and its import job is followed until done.
 import type { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { ApiError, type PromotionsClient } from '../client/index.js';
@@ -159,4 +160,118 @@ export async function importCsv(options: ImportOptions): Promise<ImportReport> {
   if (fatal) report.stopped = fatal instanceof Error ? fatal.message : String(fatal);
   report.seconds = Math.round((performance.now() - started) / 10) / 100;
   return report;
+}
+
+// --- bulk operations with a streamed body (vouchers.import, customers.import) -------------------------------------
+
+/** Progress of a streamed import: the upload by bytes, then the job's merge by rows. */
+export interface StreamedImportProgress {
+  uploaded(bytes: number): void;
+  merged(job: ImportJob): void;
+  stop(): void;
+}
+
+/** What the CLI reads of an import job (GET /imports/{id}). */
+export interface ImportJob {
+  id: string;
+  status: 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+  counts: { read: number; inserted: number; rejected: number };
+  rejections: Array<{ row: number; code: string; reason: string }>;
+  error: string | null;
+  [field: string]: unknown;
+}
+
+export interface StreamedImportOptions {
+  client: PromotionsClient;
+  /** Where the body goes: the service and the key (the same the client uses). */
+  baseUrl: string;
+  apiKey: string;
+  operation: Operation;
+  source: Readable;
+  format: 'csv' | 'ndjson';
+  /** Query fields given with --set (e.g. campaignId). */
+  fixed: ReadonlyArray<[string, string]>;
+  progress?: StreamedImportProgress | undefined;
+  pollMs?: number;
+}
+
+const MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
+const FINISHED = new Set(['SUCCEEDED', 'FAILED']);
+
+/** A streamed bulk operation takes its rows as the request body instead of JSON (the registry's `bodyStream`). */
+export function isStreamedImport(operation: Operation): boolean {
+  return operation.bodyStream !== undefined;
+}
+
+/** `--set` of a streamed import sets query fields only (the body is the file). */
+function queryOf(operation: Operation, fixed: ReadonlyArray<[string, string]>): URLSearchParams {
+  const allowed = Object.keys(operation.query?.shape ?? {});
+  const query = new URLSearchParams();
+  for (const [field, value] of fixed) {
+    const name = camel(field);
+    if (!allowed.includes(name)) throw new UsageError(`${operation.name} takes --set only for ${allowed.join(', ') || 'nothing'}; the rest comes from the file's columns`);
+    query.set(name, value);
+  }
+  return query;
+}
+
+async function* counted(source: Readable, onBytes: (bytes: number) => void): AsyncGenerator<Uint8Array> {
+  let bytes = 0;
+  for await (const chunk of source as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    onBytes(bytes);
+    yield chunk;
+  }
+}
+
+function webStream(source: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = source[Symbol.asyncIterator]();
+  return new ReadableStream({
+    async pull(controller) {
+      const { value, done } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/** Streams the file to the operation's route, then follows the import job until it has finished. */
+export async function importStreamed(options: StreamedImportOptions): Promise<ImportJob & { operation: string; seconds: number }> {
+  const started = performance.now();
+  const { operation, progress } = options;
+  const query = queryOf(operation, options.fixed).toString();
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/api/v1${operation.path}${query ? `?${query}` : ''}`;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${options.apiKey}`, 'content-type': MEDIA_TYPES[options.format], accept: 'application/json' },
+      body: webStream(counted(options.source, (bytes) => progress?.uploaded(bytes))),
+      duplex: 'half',
+    } as RequestInit);
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!res.ok) {
+      const problem = (body ?? { status: res.status, code: 'http_error', detail: text.slice(0, 500) }) as { status: number; code: string };
+      throw new ApiError(operation.name, { ...problem, status: res.status }, { requestId: res.headers.get('x-request-id') ?? undefined });
+    }
+    let job = body as ImportJob;
+    while (!FINISHED.has(job.status)) {
+      progress?.merged(job);
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
+      job = (await options.client.call('imports.get', { id: job.id })) as ImportJob;
+    }
+    progress?.merged(job);
+    return { operation: operation.name, ...job, seconds: Math.round((performance.now() - started) / 10) / 100 };
+  } finally {
+    options.source.destroy();
+    progress?.stop();
+  }
 }

@@ -5,11 +5,11 @@ import { ApiError, CLIENT_VERSION, createClient, PromotionsError, type Promotion
 import type { Operation } from '../contract/operation.js';
 import { resolveClientSettings } from './cli-config.js';
 import { exportList, type ExportFormat } from './bulk-export.js';
-import { bulkFieldOf, importCsv } from './bulk-import.js';
+import { bulkFieldOf, importCsv, importStreamed, isStreamedImport } from './bulk-import.js';
 import { MAX_BATCH_CALLS } from '../client/version.js';
 import { inputFromWords, operationHelp, splitWords, UsageError } from './operation-command.js';
 import { formatResult, outputWidth, wrap } from './output.js';
-import { csvProgress, exportProgress } from './progress.js';
+import { csvProgress, exportProgress, streamedImportProgress } from './progress.js';
 
 export { UsageError };
 
@@ -133,11 +133,14 @@ function resolveBulkOperation(operations: readonly Operation[], target: string |
   return operation;
 }
 
-/** `import vouchers` goes to vouchers.import when that is a bulk operation, else to vouchers.create row by row. */
+/**
+ * `import vouchers` goes to vouchers.import when that is a bulk operation (the file streamed as its body, or its rows
+ * in batches), else to vouchers.create row by row.
+ */
 function importOperation(operations: readonly Operation[], target: string | undefined): Operation {
   if (target && !target.includes('.')) {
     const bulk = operations.find((op) => op.name === `${target.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}.import`);
-    if (bulk && bulkFieldOf(bulk)) return bulk;
+    if (bulk && (isStreamedImport(bulk) || bulkFieldOf(bulk))) return bulk;
   }
   return resolveBulkOperation(operations, target, 'create');
 }
@@ -159,6 +162,7 @@ async function runImport(io: Io, operations: readonly Operation[], words: string
     if (eq < 1) throw new UsageError(`--set takes field=value, got ${pair}`);
     return [pair.slice(0, eq), pair.slice(eq + 1)];
   });
+  if (isStreamedImport(operation)) return runStreamedImport(io, operation, file, fixed, flags);
   const bulk = bulkFieldOf(operation) !== undefined;
   const batchSize = intFlag(flags, 'batch-size', bulk ? 1000 : 100, bulk ? 100_000 : MAX_BATCH_CALLS);
   const concurrency = intFlag(flags, 'concurrency', 8, 64);
@@ -169,6 +173,22 @@ async function runImport(io: Io, operations: readonly Operation[], words: string
   const report = await importCsv({ client, operation, source, fixed, batchSize, concurrency, progress });
   io.stdout.write(JSON.stringify(report, null, 2) + '\n');
   return report.failed || report.stopped ? 1 : 0;
+}
+
+/** The file as the operation's body, then its import job followed to the end; the job as JSON on stdout. */
+async function runStreamedImport(io: Io, operation: Operation, file: string, fixed: Array<[string, string]>, flags: Map<string, string | true>) {
+  const text = (name: string) => (typeof flags.get(name) === 'string' ? (flags.get(name) as string) : undefined);
+  const format = text('format') ?? (/\.(nd)?jsonl?$/i.test(file) ? 'ndjson' : 'csv');
+  if (format !== 'csv' && format !== 'ndjson') throw new UsageError('--format is csv or ndjson');
+  const settings = resolveClientSettings(io.env, { config: text('config'), baseUrl: text('base-url') });
+  for (const warning of settings.warnings) io.stderr.write(warning + '\n');
+  const client = createClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey });
+  const source = file === '-' ? process.stdin : createReadStream(file);
+  const size = file === '-' ? undefined : statSync(file).size;
+  const progress = io.stderr.isTTY ? streamedImportProgress(io.stderr, size) : undefined;
+  const job = await importStreamed({ client, baseUrl: settings.baseUrl, apiKey: settings.apiKey, operation, source, format, fixed, progress });
+  io.stdout.write(JSON.stringify(job, null, 2) + '\n');
+  return job.status === 'SUCCEEDED' && job.counts.rejected === 0 ? 0 : 1;
 }
 
 async function runExport(io: Io, operations: readonly Operation[], words: string[]) {

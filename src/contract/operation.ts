@@ -38,6 +38,31 @@ export interface OperationSpec<
   effect?: OperationEffect;
   /** Served by the lean hot-path dispatcher as well as by express (checkout-time operations). */
   hot?: boolean;
+  /**
+   * The body may also be streamed instead of sent as JSON (bulk imports): REST takes it in one of `mediaTypes`, up to
+   * its own limit (IMPORT_MAX_BYTES), and hands it to the handler as the body field `field`, a StreamedBody. The JSON
+   * faces (RPC, MCP, a JSON body) send that field as text.
+   */
+  bodyStream?: { field: string; mediaTypes: readonly string[] };
+}
+
+/** A streamed request body as a handler receives it: its media type and its bytes, which can be read once. */
+export class StreamedBody {
+  readonly #chunks: AsyncIterable<Uint8Array>;
+  #read = false;
+
+  constructor(
+    readonly mediaType: string,
+    chunks: AsyncIterable<Uint8Array>,
+  ) {
+    this.#chunks = chunks;
+  }
+
+  chunks(): AsyncIterable<Uint8Array> {
+    if (this.#read) throw new Error('a streamed body can be read once');
+    this.#read = true;
+    return this.#chunks;
+  }
 }
 
 /**

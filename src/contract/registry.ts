@@ -16,6 +16,7 @@ import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
 import { loyaltyContract } from '../domains/loyalty/loyalty.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
+import { importContract } from '../domains/imports/import.contract.js';
 
 // Not annotated as Operation[]: the element type keeps each operation's name and schemas for the typed client.
 export const operations = Object.freeze([
@@ -36,4 +37,5 @@ export const operations = Object.freeze([
   ...Object.values(loyaltyContract),
   ...Object.values(staffContract),
   ...Object.values(insightContract),
+  ...Object.values(importContract),
 ]);

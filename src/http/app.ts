@@ -16,12 +16,16 @@ import { DASHBOARD_PATH, dashboardRoutes, sessionCookieRoutes } from './dashboar
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { notFoundHandler, problemHandler } from './problem-handler.js';
 import { requestContext } from './request-context.js';
+import { describeStreamedBodies, streamedBodyRoutes } from './streamed-body.js';
+import { IMPORT_MAX_BYTES_DEFAULT } from '../config.js';
 
 export interface AppOptions {
   pipeline: OperationPipeline;
   log: Logger;
   version: string;
   maxBodyBytes: number;
+  /** Bodies streamed as CSV or NDJSON (bulk imports) have their own limit (IMPORT_MAX_BYTES). */
+  importMaxBytes?: number | undefined;
   readinessChecks: Record<string, ReadinessCheck>;
 }
 
@@ -47,6 +51,7 @@ export function createApp(options: AppOptions): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   const document = buildOpenApiDocument(pipeline.operations, options.version);
+  describeStreamedBodies(document, pipeline.operations, API_PREFIX);
   const guard = [
     requireJsonBody,
     express.raw({ limit: options.maxBodyBytes, type: JSON_TYPES }),
@@ -63,6 +68,9 @@ export function createApp(options: AppOptions): express.Express {
   // The session routes' cookie face answers before the REST face (sign-in needs no credentials); the dashboard's files.
   app.use(API_PREFIX, sessionCookieRoutes({ pipeline, maxBodyBytes: options.maxBodyBytes }));
   app.use(DASHBOARD_PATH, dashboardRoutes());
+
+  // The exception to the JSON-only rule: bulk imports stream CSV or NDJSON up to their own limit.
+  app.use(API_PREFIX, streamedBodyRoutes(pipeline, { maxBytes: options.importMaxBytes ?? IMPORT_MAX_BYTES_DEFAULT }));
 
   const api = express.Router();
   api.use(...guard);

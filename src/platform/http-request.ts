@@ -30,6 +30,16 @@ export class MalformedBodyError extends Error {
 }
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
+
+/** The body's charset parameter in lower case, undefined when none is given (UTF-8 is the only one taken). */
+export function charsetOf(req: IncomingMessage): string | undefined {
+  return CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+}
+
+export function isUtf8Charset(charset: string | undefined): charset is 'utf-8' | 'utf8' | undefined {
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
 const raise = (error: MalformedBodyError): never => {
   throw error;
 };
@@ -40,8 +50,8 @@ const raise = (error: MalformedBodyError): never => {
  * ignore it). A refusal goes to `fail` (default: thrown), and the text is then empty.
  */
 export function decodeJsonText(req: IncomingMessage, bytes: Buffer, fail: (error: MalformedBodyError) => void = raise): string {
-  const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+  const charset = charsetOf(req);
+  if (!isUtf8Charset(charset)) {
     fail(new MalformedBodyError(`send the body as UTF-8 (charset=utf-8), not ${charset.slice(0, 40)}`, 'charset'));
     return '';
   }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { Problem } from '../contract/common.schemas.js';
 import type { Operation } from '../contract/operation.js';
+import { NO_SCOPE } from '../contract/scopes.js';
 import { MCP_PATH } from './mcp-http.js';
 import { rpcPathItems } from './rpc.js';
 
@@ -50,9 +51,10 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
     paths[path][op.method] = {
       operationId: op.name,
       summary: op.summary,
-      description: [op.description, `Required scope: \`${op.scope}\`.`].filter(Boolean).join('\n\n'),
+      description: [op.description, op.scope === NO_SCOPE ? 'No key needed.' : `Required scope: \`${op.scope}\`.`].filter(Boolean).join('\n\n'),
       tags: op.tags,
-      security: [{ apiKey: [] }],
+      // Signing in and accepting an invitation need no key (a staff session cookie may still be sent).
+      security: op.scope === NO_SCOPE ? [] : [{ apiKey: [] }],
       'x-required-scope': op.scope,
       requestParams: {
         ...(op.params ? { path: op.params } : {}),

@@ -37,14 +37,14 @@ function findUnstorable(value: unknown, path: string, depth = 0): string | undef
   return undefined;
 }
 
-// Free-form JSON: where a schema takes any value (unknown, any, custom), or a record or array of such. zod does not
-// look inside it, so its depth and size are checked here, without recursion, before anything else walks it (structured
-// clone into a partition, JSON.stringify in the pg client, the audit entry). A preprocess (condition trees) checks its
-// own input.
+// Free-form JSON: where a schema takes any value (unknown, any), or a record or array of such. zod does not look
+// inside it, so its depth and size are checked here, without recursion, before anything else walks it (structured
+// clone into a partition, JSON.stringify in the pg client, the audit entry). A preprocess (condition trees) or a
+// custom check (import rows) judges its own input.
 type ZodDef = { type: string; innerType?: unknown; in?: unknown; element?: unknown; valueType?: unknown; shape?: Record<string, unknown>; options?: unknown[]; left?: unknown; right?: unknown; items?: unknown[]; rest?: unknown; getter?: () => unknown };
 const defOf = (schema: unknown): ZodDef => (schema as { _zod: { def: ZodDef } })._zod.def;
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
-const OPEN = new Set(['unknown', 'any', 'custom']);
+const OPEN = new Set(['unknown', 'any']);
 const EVERY = '*';
 
 function takesAnyJson(schema: unknown, hops = 0): boolean {

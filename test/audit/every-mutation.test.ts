@@ -101,6 +101,10 @@ describe('the audit log of every mutation', () => {
     expect(await entriesOf(reserved.requestId)).toHaveLength(0);
     await write('redemptions.releaseSession', { code: 'AUD-1', key: 'aud-session' });
     await write('vouchers.generate', { id: campaign.id, count: 3 });
+    // A bulk import: one entry for the import (its rows are merged in the background without entries of their own).
+    const imported = await write('vouchers.import', { campaignId: campaign.id, rows: 'code\nAUD-IMP-1\nAUD-IMP-2\n' });
+    expect(imported).toMatchObject({ kind: 'vouchers', counts: { read: 2 } });
+    await write('customers.import', { format: 'ndjson', rows: '{"sourceId":"aud-imp-1"}\n' });
     await write('vouchers.create', { code: 'AUD-GIFT', type: 'GIFT_CARD', gift: { amount: 1_000, currency: 'EUR' } });
     await write('vouchers.adjustBalance', { code: 'AUD-GIFT', amount: 500 });
 

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/contract/registry.js';
-import { ALL_SCOPES } from '../../src/contract/scopes.js';
+import { ALL_SCOPES, NO_SCOPE } from '../../src/contract/scopes.js';
 import { packageVersion } from '../../src/platform/paths.js';
 import { assertEveryOperationHandled } from '../../src/transports/handler-registry.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -45,10 +45,10 @@ describe('the served OpenAPI document', () => {
     for (const op of operations) {
       const entry = document.paths[`/api/v1${op.path}`][op.method];
       expect(entry['x-required-scope']).toBe(op.scope);
-      expect(ALL_SCOPES).toContain(entry['x-required-scope']);
-      expect(entry.description).toContain(op.scope);
+      expect([...ALL_SCOPES, NO_SCOPE]).toContain(entry['x-required-scope']);
+      expect(entry.description).toContain(op.scope === NO_SCOPE ? 'No key needed' : op.scope);
       expect(entry.summary).toBeTruthy();
-      expect(entry.security).toEqual([{ apiKey: [] }]);
+      expect(entry.security).toEqual(op.scope === NO_SCOPE ? [] : [{ apiKey: [] }]);
       for (const status of ['400', '401', '403', '500']) {
         expect(entry.responses[status].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
       }

@@ -48,7 +48,7 @@ const BASE: Record<string, () => Record<string, unknown>> = {
 
 /** The required properties of a value drawn from a JSON Schema, all the way down. */
 function requiredOnly(value: unknown, schema: any, root: any): unknown {
-  const resolved = schema.$ref ? (root.$defs?.[String(schema.$ref).split('/').pop()] ?? {}) : schema;
+  const resolved = schema.$ref ? (root.$defs?.[String(schema.$ref).split('/').pop() ?? ''] ?? {}) : schema;
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !resolved.properties) return value;
   const required = new Set<string>(resolved.required ?? []);
   return Object.fromEntries(Object.entries(value).filter(([k]) => required.has(k)).map(([k, v]) => [k, requiredOnly(v, resolved.properties[k], root)]));

@@ -34,8 +34,8 @@ const shallowText = fc
   }))
   .value as fc.Arbitrary<string>;
 
-function objectText(entries: Record<string, string>): string {
-  return `{${Object.entries(entries).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+function objectText(entries: Record<string, unknown>): string {
+  return `{${Object.entries(entries).map(([k, v]) => `${JSON.stringify(k)}:${String(v)}`).join(',')}}`;
 }
 
 /** The names an operation's input knows, so values land in real fields (and nested ones, e.g. order.metadata). */

@@ -19,7 +19,7 @@ describe('the service package', () => {
     expect(manifest.scripts.prepack).toContain('npm run build');
     const files = packedFiles();
     const bin = String(manifest.bin.promotions);
-    for (const needed of [bin, 'dist/src/main.js', 'dist/workers/background.js', 'dist/workers/partition.js', manifest.exports['./client'].default.replace(/^\.\//, ''), 'schema/0001_create_workspaces_and_api_keys.sql', 'README.md', 'package.json']) {
+    for (const needed of [bin, 'dist/src/main.js', 'dist/workers/background.js', 'dist/workers/partition.js', 'dist/dashboard/index.html', manifest.exports['./client'].default.replace(/^\.\//, ''), 'schema/0001_create_workspaces_and_api_keys.sql', 'README.md', 'package.json']) {
       expect(files, needed).toContain(needed);
     }
     for (const migration of readdirSync(path.join(projectRoot, 'schema'))) expect(files, migration).toContain(`schema/${migration}`);

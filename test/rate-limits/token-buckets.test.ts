@@ -101,9 +101,9 @@ describe('client address buckets', () => {
 });
 
 describe('RATE_LIMIT_* settings', () => {
-  it('defaults to 10,000 requests per second per key and 20 (burst 100) per address, one process', () => {
+  it('defaults to 50,000 requests per second per key and 20 (burst 100) per address, one process', () => {
     expect(loadConfig({}).rateLimits).toEqual({
-      perKey: { requestsPerSecond: 10_000, burst: 10_000 },
+      perKey: { requestsPerSecond: 50_000, burst: 50_000 },
       perAddress: { requestsPerSecond: 20, burst: 100 },
       processes: 1,
     });

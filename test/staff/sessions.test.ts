@@ -112,6 +112,17 @@ describe('session expiry', () => {
     expect((await user.browser.get('/campaigns')).status).toBe(401);
   });
 
+  it("removes a user's ended sessions at its next sign-in, keeping the live ones", async () => {
+    const user = await staffUser(service, key, 'viewer');
+    const live = await signIn(service, user.email);
+    await service.pool.query(`UPDATE staff_sessions SET expires_at = now() - interval '1 second' WHERE staff_user_id = $1 AND created_at = (SELECT min(created_at) FROM staff_sessions WHERE staff_user_id = $1)`, [user.id]);
+    expect((await service.pool.query('SELECT count(*)::int AS n FROM staff_sessions WHERE staff_user_id = $1', [user.id])).rows[0].n).toBe(2);
+    await signIn(service, user.email);
+    expect((await service.pool.query('SELECT count(*)::int AS n FROM staff_sessions WHERE staff_user_id = $1', [user.id])).rows[0].n).toBe(2);
+    expect((await service.pool.query('SELECT count(*)::int AS n FROM staff_sessions WHERE staff_user_id = $1 AND expires_at <= now()', [user.id])).rows[0].n).toBe(0);
+    expect((await browser(service, live.cookie!).get('/sessions/current')).status).toBe(200);
+  });
+
   it('sets the absolute end from the maximum age setting', async () => {
     useStaffSettings({ sessionMaxAgeMs: 30 * 60_000, sessionIdleMs: 60 * 60_000 });
     const { email } = await staffUser(service, key, 'viewer');

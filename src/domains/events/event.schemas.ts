@@ -44,6 +44,8 @@ export const EVENT_TYPES = [
   'loyalty.points.expired',
   'loyalty.tier.changed',
   'loyalty.reward.redeemed',
+  'import.succeeded',
+  'import.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

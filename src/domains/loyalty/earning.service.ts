@@ -2,22 +2,21 @@
 // worker, one inbox event per transaction), and custom events (run in their operation's unit of work). Each earning
 // claims its once-only key (rule, order | segment and customer | custom event) under the lock of the card it credits.
 import type { Sql } from '../../platform/database.js';
-import { evaluateConditions, type RuleFacts } from '../rules/index.js';
+import { evaluateConditions, type ConditionTree, type RuleFacts } from '../rules/index.js';
 import type { Order } from '../redemptions/redemption.schemas.js';
 import { loadCustomerFacts } from '../segments/index.js';
 import { earnedPoints, earningTimes } from './earning.rules.js';
 import type { EarningRule, EarningTrigger } from './earning-rule.schemas.js';
-import { findMemberOf, findMultiplier } from './member.queries.js';
+import { findMemberId, findMultiplier } from './member.queries.js';
 import { joinProgram, placeMember, type LoyaltyWork } from './member.service.js';
-import { grantPoints, isPointsOutOfRange, lockCards, reverseEarning } from './points-ledger.queries.js';
+import { earnPoints, lockCards, reverseEarning } from './points-ledger.queries.js';
 import { findActiveRules, type ProgramSettingsRow } from './program.queries.js';
 import {
   countEarnings,
-  earnedBefore,
+  findEarnedRules,
   findOrderEarnings,
   findProgramSettings,
   findRuleConditions,
-  insertEarning,
   lockOrderForReaction,
   type InboxEvent,
 } from './reaction.queries.js';
@@ -44,77 +43,83 @@ interface Occasion {
 
 type RuleWithProgram = EarningRule & { program: ProgramSettingsRow };
 
-async function conditionsHold(tx: Sql, workspaceId: string, rule: EarningRule, facts: RuleFacts): Promise<boolean> {
-  const rules = await findRuleConditions(tx, workspaceId, rule.validationRuleIds);
-  return rules.every((r) => evaluateConditions(r.conditions, facts).ok);
+const MAX = Number.MAX_SAFE_INTEGER;
+
+/** The validation rules of these earning rules, by id, in one read (rules deleted since are left out: they hold). */
+async function conditionsOf(tx: Sql, workspaceId: string, rules: readonly EarningRule[]): Promise<Map<string, ConditionTree>> {
+  const ids = [...new Set(rules.flatMap((r) => r.validationRuleIds))];
+  return new Map((await findRuleConditions(tx, workspaceId, ids)).map((r) => [r.id, r.conditions]));
 }
 
-/** Grants under a savepoint: a grant past 2^53-1 is skipped, not a failure of the whole reaction. */
-async function grantWithinBounds(tx: Sql, grant: () => Promise<{ entryId: string; pending: boolean; bucketId: string; balanceAfter: number }>) {
-  await tx.query('SAVEPOINT loyalty_grant');
-  try {
-    const granted = await grant();
-    await tx.query('RELEASE SAVEPOINT loyalty_grant');
-    return granted;
-  } catch (error) {
-    await tx.query('ROLLBACK TO SAVEPOINT loyalty_grant');
-    if (isPointsOutOfRange(error)) return undefined;
-    throw error;
-  }
-}
-
-async function earnByRule(work: LoyaltyWork, workspaceId: string, rule: RuleWithProgram, customerId: string, occasion: Occasion, facts: RuleFacts): Promise<EarningEffect | undefined> {
+/**
+ * The rules of one program for one customer: the card found (or joined by autoJoin) and locked once, the rules that
+ * earned for this occasion before read at once; each other rule whose conditions hold earns its points (times the
+ * tier multiplier) in one call with its once-only key; the member is placed in its tier once at the end.
+ */
+async function earnInProgram(work: LoyaltyWork, workspaceId: string, rules: RuleWithProgram[], customerId: string, occasion: Occasion, facts: RuleFacts): Promise<EarningEffect[]> {
   const { tx, emit } = work;
-  let member = await findMemberOf(tx, workspaceId, rule.programId, customerId);
-  if (!member) {
-    if (rule.program.loyalty.autoJoin === false) return undefined;
-    member = (await joinProgram(work, workspaceId, { programId: rule.programId, customerId }, 'reuse')).member;
+  const program = rules[0]!.program;
+  let memberId = await findMemberId(tx, workspaceId, program.id, customerId);
+  if (!memberId) {
+    if (program.loyalty.autoJoin === false) return [];
+    memberId = (await joinProgram(work, workspaceId, { programId: program.id, customerId }, 'reuse')).member.id;
   }
-  const [card] = await lockCards(tx, workspaceId, [member.id]);
-  if (!card?.active) return undefined;
-  if (await earnedBefore(tx, workspaceId, rule.id, occasion.reactionKey)) return undefined;
-  if (rule.limits?.perMember !== undefined && (await countEarnings(tx, member.id, rule.id)) >= rule.limits.perMember) return undefined;
-  if (!(await conditionsHold(tx, workspaceId, rule, facts))) return undefined;
-  const points = earnedPoints(rule.points, occasion.paid, await findMultiplier(tx, member.id));
-  if (points <= 0) return undefined;
-  const times = earningTimes(rule.program.loyalty, new Date());
-  const granted = await grantWithinBounds(tx, () =>
-    grantPoints(tx, workspaceId, member.id, {
+  const [card] = await lockCards(tx, workspaceId, [memberId]);
+  if (!card?.active) return [];
+  const earned = await findEarnedRules(tx, workspaceId, rules.map((r) => r.id), occasion.reactionKey);
+  const open = rules.filter((r) => !earned.has(r.id));
+  if (open.length === 0) return [];
+  const conditions = await conditionsOf(tx, workspaceId, open);
+  const multiplier = await findMultiplier(tx, card.id);
+  const times = earningTimes(program.loyalty, new Date());
+  const effects: EarningEffect[] = [];
+  let { balance, pending, lifetime } = card;
+  for (const rule of open) {
+    if (!rule.validationRuleIds.every((id) => !conditions.has(id) || evaluateConditions(conditions.get(id)!, facts).ok)) continue;
+    if (rule.limits?.perMember !== undefined && (await countEarnings(tx, card.id, rule.id)) >= rule.limits.perMember) continue;
+    const points = earnedPoints(rule.points, occasion.paid, multiplier);
+    const isPending = times.activatesAt !== null;
+    // Past 2^53-1 the grant is skipped (the ledger function would refuse it and abort the reaction).
+    if (points <= 0 || (isPending ? pending + points > MAX : balance + points > MAX || lifetime + points > MAX)) continue;
+    const granted = await earnPoints(tx, workspaceId, card.id, {
       points,
-      type: 'POINTS_EARNED',
       activatesAt: times.activatesAt,
       expiresAt: times.expiresAt,
       source: occasion.source,
       orderId: occasion.orderId,
+      ruleId: rule.id,
+      reactionKey: occasion.reactionKey,
+    });
+    if (granted.pending) pending += points;
+    else {
+      balance += points;
+      lifetime += points;
+    }
+    emit('loyalty.points.earned', {
+      memberId: card.id,
+      programId: program.id,
+      customerId,
+      points,
+      pending: granted.pending,
       earningRuleId: rule.id,
-    }),
-  );
-  if (!granted) return undefined;
-  await insertEarning(tx, workspaceId, { ruleId: rule.id, memberId: member.id, reactionKey: occasion.reactionKey, orderId: occasion.orderId, bucketId: granted.bucketId, points });
-  emit('loyalty.points.earned', {
-    memberId: member.id,
-    programId: rule.programId,
-    customerId,
-    points,
-    pending: granted.pending,
-    earningRuleId: rule.id,
-    ...(occasion.orderId ? { orderId: occasion.orderId } : {}),
-    entryId: granted.entryId,
-    balance: granted.balanceAfter,
-  });
-  if (!granted.pending) await placeMember(work, workspaceId, member.id);
-  return { type: 'POINTS_EARNED', memberId: member.id, programId: rule.programId, earningRuleId: rule.id, points, pending: granted.pending };
+      ...(occasion.orderId ? { orderId: occasion.orderId } : {}),
+      entryId: granted.entryId,
+      balance: granted.balanceAfter,
+    });
+    effects.push({ type: 'POINTS_EARNED', memberId: card.id, programId: program.id, earningRuleId: rule.id, points, pending: granted.pending });
+  }
+  if (effects.some((e) => !e.pending)) await placeMember(work, workspaceId, card.id);
+  return effects;
 }
 
 async function earnByRules(work: LoyaltyWork, workspaceId: string, rules: RuleWithProgram[], customerId: string, occasion: Occasion): Promise<EarningEffect[]> {
   if (rules.length === 0) return [];
   const customer = await loadCustomerFacts(work.tx, workspaceId, { id: customerId });
   const facts: RuleFacts = { order: occasion.order, customer };
+  const byProgram = new Map<string, RuleWithProgram[]>();
+  for (const rule of rules) byProgram.set(rule.programId, [...(byProgram.get(rule.programId) ?? []), rule]);
   const effects: EarningEffect[] = [];
-  for (const rule of rules) {
-    const effect = await earnByRule(work, workspaceId, rule, customerId, occasion, facts);
-    if (effect) effects.push(effect);
-  }
+  for (const programRules of byProgram.values()) effects.push(...(await earnInProgram(work, workspaceId, programRules, customerId, occasion, facts)));
   return effects;
 }
 

@@ -56,12 +56,13 @@ export async function findMember(db: Sql, workspaceId: string, memberId: string)
   return rows[0] && toMember(rows[0]);
 }
 
-export async function findMemberOf(db: Sql, workspaceId: string, programId: string, customerId: string): Promise<Member | undefined> {
-  const { rows } = await db.query<MemberRow>(
-    `SELECT ${COLUMNS} FROM ${MEMBERS} WHERE workspace_id = $1 AND campaign_id = $2 AND customer_id = $3`,
+/** The id of the customer's card in the program, if any. */
+export async function findMemberId(db: Sql, workspaceId: string, programId: string, customerId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM vouchers WHERE workspace_id = $1 AND campaign_id = $2 AND customer_id = $3 AND type = 'LOYALTY_CARD'`,
     [workspaceId, programId, customerId],
   );
-  return rows[0] && toMember(rows[0]);
+  return rows[0]?.id;
 }
 
 export async function findCustomerMembers(db: Sql, workspaceId: string, customerId: string): Promise<Member[]> {

@@ -143,15 +143,39 @@ export async function expireBucket(tx: Sql, workspaceId: string, bucketId: strin
   return r && { entryId: r.entry_id, memberId: r.member_id, points: r.points, balanceAfter: r.balance_after };
 }
 
+export interface LockedCard {
+  id: string;
+  campaignId: string;
+  active: boolean;
+  balance: number;
+  pending: number;
+  lifetime: number;
+}
+
 /** Locks cards in id order (two cards of one transfer never deadlock with the transfer the other way). */
-export async function lockCards(tx: Sql, workspaceId: string, memberIds: readonly string[]): Promise<Array<{ id: string; campaignId: string; active: boolean; balance: number }>> {
-  const { rows } = await tx.query<{ id: string; campaign_id: string; active: boolean; points_balance: number }>(
-    `SELECT id, campaign_id, active, points_balance FROM vouchers
+export async function lockCards(tx: Sql, workspaceId: string, memberIds: readonly string[]): Promise<LockedCard[]> {
+  const { rows } = await tx.query<{ id: string; campaign_id: string; active: boolean; points_balance: number; points_pending: number; points_lifetime: number }>(
+    `SELECT id, campaign_id, active, points_balance, points_pending, points_lifetime FROM vouchers
       WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND type = 'LOYALTY_CARD' AND campaign_id IS NOT NULL
       ORDER BY id FOR UPDATE`,
     [workspaceId, memberIds],
   );
-  return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, active: r.active, balance: r.points_balance }));
+  return rows.map((r) => ({ id: r.id, campaignId: r.campaign_id, active: r.active, balance: r.points_balance, pending: r.points_pending, lifetime: r.points_lifetime }));
+}
+
+/** An earning: its grant and its once-only key (rule, reaction) in one call. */
+export async function earnPoints(
+  tx: Sql,
+  workspaceId: string,
+  memberId: string,
+  earning: { points: number; activatesAt: Date | null; expiresAt: Date | null; source: Source; orderId: string | null; ruleId: string; reactionKey: string },
+): Promise<Granted> {
+  const { rows } = await tx.query<{ entry_id: string; bucket_id: string; balance_after: number; pending: boolean }>(
+    'SELECT * FROM loyalty_earn($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+    [workspaceId, memberId, earning.points, earning.activatesAt, earning.expiresAt, earning.source.type, earning.source.id ?? null, earning.orderId, earning.ruleId, earning.reactionKey],
+  );
+  const row = rows[0]!;
+  return { entryId: row.entry_id, bucketId: row.bucket_id, balanceAfter: row.balance_after, pending: row.pending };
 }
 
 /** The expiry instants of what a debit drew, with the points of each (a transfer's points keep their expiry). */

@@ -89,26 +89,13 @@ export async function countEarnings(tx: Sql, memberId: string, ruleId: string): 
   return rows[0]!.n;
 }
 
-/** Whether the rule earned for this key before (the caller holds the lock that serializes the key's reactions). */
-export async function earnedBefore(tx: Sql, workspaceId: string, ruleId: string, reactionKey: string): Promise<boolean> {
-  const { rows } = await tx.query(
-    'SELECT 1 FROM loyalty_earnings WHERE workspace_id = $1 AND earning_rule_id = $2 AND reaction_key = $3',
-    [workspaceId, ruleId, reactionKey],
+/** Which of the rules earned for this key before (the caller holds the lock that serializes the key's reactions). */
+export async function findEarnedRules(tx: Sql, workspaceId: string, ruleIds: readonly string[], reactionKey: string): Promise<Set<string>> {
+  const { rows } = await tx.query<{ earning_rule_id: string }>(
+    'SELECT earning_rule_id FROM loyalty_earnings WHERE workspace_id = $1 AND earning_rule_id = ANY($2::uuid[]) AND reaction_key = $3',
+    [workspaceId, ruleIds, reactionKey],
   );
-  return rows.length > 0;
-}
-
-/** The once-only key's row; a duplicate raises UNIQUE_VIOLATION, rolling the whole reaction back. */
-export async function insertEarning(
-  tx: Sql,
-  workspaceId: string,
-  earning: { ruleId: string; memberId: string; reactionKey: string; orderId: string | null; bucketId: string; points: number },
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO loyalty_earnings (workspace_id, earning_rule_id, member_id, reaction_key, order_id, bucket_id, points)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [workspaceId, earning.ruleId, earning.memberId, earning.reactionKey, earning.orderId, earning.bucketId, earning.points],
-  );
+  return new Set(rows.map((r) => r.earning_rule_id));
 }
 
 /** An order's earnings not reversed yet, pending ones first. */

@@ -152,6 +152,15 @@ export async function touchSession(db: Sql, workspaceId: string, id: string): Pr
   );
 }
 
+/** A user's ended sessions (idle or past their end), removed at its next sign-in so the table does not grow. */
+export async function deleteEndedSessions(db: Sql, workspaceId: string, staffUserId: string, idleMs: number): Promise<void> {
+  await db.query(
+    `DELETE FROM staff_sessions WHERE workspace_id = $1 AND staff_user_id = $2
+       AND (expires_at <= now() OR last_seen_at <= now() - $3::int8 * interval '1 millisecond')`,
+    [workspaceId, staffUserId, idleMs],
+  );
+}
+
 export async function deleteSession(db: Sql, workspaceId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query('DELETE FROM staff_sessions WHERE workspace_id = $1 AND id = $2', [workspaceId, id]);
   return (rowCount ?? 0) > 0;

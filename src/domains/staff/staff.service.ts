@@ -10,6 +10,7 @@ import { generateToken, hashPassword, hashToken, UNKNOWN_USER_HASH, verifyPasswo
 import type { StaffRoleName } from './staff-role.rules.js';
 import type { StaffSettings } from './staff-settings.js';
 import {
+  deleteEndedSessions,
   findLiveSession,
   findStaffUserByEmail,
   insertInvitation,
@@ -52,6 +53,7 @@ export function sessionEnd(lastSeenAt: Date, expiresAt: Date, idleMs: number): s
 }
 
 async function openSession(tx: Sql, settings: StaffSettings, user: StaffUser): Promise<OpenedSession & { sessionId: string }> {
+  await deleteEndedSessions(tx, user.workspaceId, user.id, settings.sessionIdleMs);
   const token = generateToken();
   const stored = await insertSession(tx, { workspaceId: user.workspaceId, staffUserId: user.id, tokenHash: hashToken(token), maxAgeMs: settings.sessionMaxAgeMs });
   return { token, sessionId: stored.id, session: { staffUser: user, expiresAt: sessionEnd(stored.createdAt, stored.expiresAt, settings.sessionIdleMs) } };

@@ -1,0 +1,271 @@
+// Bulk import use cases. accept: the body streamed, each row checked in TypeScript and COPY'd into the session's
+// staging table; then the import recorded (with its one audit entry). run (in the background, on the same session):
+// set checks in SQL (taken codes, repeats within the file, campaigns), then merges in batches so locks stay short.
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type pg from 'pg';
+import type { Actor } from '../../contract/actor.js';
+import type { ServiceDeps, UnitOfWork } from '../../contract/handler.js';
+import { StreamedBody } from '../../contract/operation.js';
+import { invalidField, ProblemError } from '../../contract/problems.js';
+import { withTransaction, type Sql } from '../../platform/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { findCampaign } from '../campaigns/index.js';
+import { recordEvent, recordEvents } from '../events/index.js';
+import { refreshCustomerSegments } from '../segments/index.js';
+import { applyVoucherTemplate } from '../vouchers/index.js';
+import type { VoucherFields } from '../vouchers/voucher-template.rules.js';
+import { readRows, ROW_KINDS } from './import-rows.js';
+import {
+  addImportRejections,
+  analyzeTable,
+  copyIntoStaging,
+  countRejections,
+  createStaging,
+  dropStaging,
+  finishImport,
+  firstRejections,
+  indexStaging,
+  insertImport,
+  markImportRunning,
+  mergeCustomerBatch,
+  mergeVoucherBatch,
+  rejectRowsByCampaign,
+  rejectTakenCodes,
+  stagedCampaignIds,
+  stagedLineRange,
+  stageTemplates,
+} from './import.queries.js';
+import { MAX_REPORTED_REJECTIONS, type Import, type ImportFormat, type ImportKind, type ImportRejection } from './import.schemas.js';
+
+/** Rows per merge statement: big enough for throughput, small enough that each statement's locks are short. */
+export const MERGE_BATCH_ROWS: Record<ImportKind, number> = { vouchers: 50_000, customers: 5_000 };
+/** COPY text is written in chunks of about this many characters. */
+const COPY_CHUNK = 256 * 1024;
+
+export interface ImportRequest {
+  kind: ImportKind;
+  rows: string | StreamedBody;
+  format?: ImportFormat | undefined;
+  campaignId?: string | undefined;
+}
+
+const FORMAT_OF_MEDIA_TYPE: Record<string, ImportFormat> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' };
+
+function bodyOf(request: ImportRequest): { format: ImportFormat; chunks: AsyncIterable<Uint8Array> } {
+  if (request.rows instanceof StreamedBody) {
+    return { format: FORMAT_OF_MEDIA_TYPE[request.rows.mediaType] ?? 'csv', chunks: request.rows.chunks() };
+  }
+  return { format: request.format ?? 'csv', chunks: Readable.from([Buffer.from(request.rows)]) };
+}
+
+interface Staged {
+  rowsRead: number;
+  rejected: number;
+  /** The first rejections found while reading (in row order). */
+  rejections: ImportRejection[];
+}
+
+/** Reads the body row by row into import_rows by COPY; the rows refused on the way are counted and the first kept. */
+async function stageBody(client: pg.PoolClient, request: ImportRequest): Promise<Staged & { format: ImportFormat }> {
+  const { format, chunks } = bodyOf(request);
+  await createStaging(client, request.kind);
+  const copy = copyIntoStaging(client, ROW_KINDS[request.kind].columns);
+  const copied = finished(copy);
+  copied.catch(() => undefined);
+  const staged: Staged = { rowsRead: 0, rejected: 0, rejections: [] };
+  let buffer = '';
+  const flush = async () => {
+    if (!copy.write(buffer)) await new Promise((resolve) => copy.once('drain', resolve));
+    buffer = '';
+  };
+  try {
+    for await (const read of readRows(request.kind, format, chunks, { campaignId: request.campaignId })) {
+      staged.rowsRead++;
+      if ('copy' in read) {
+        buffer += read.copy;
+        if (buffer.length >= COPY_CHUNK) await flush();
+      } else {
+        staged.rejected++;
+        if (staged.rejections.length < MAX_REPORTED_REJECTIONS) staged.rejections.push(read.rejection);
+      }
+    }
+    if (buffer) await flush();
+    copy.end();
+    await copied;
+  } catch (error) {
+    copy.destroy(error as Error);
+    await copied.catch(() => undefined);
+    throw error;
+  }
+  return { ...staged, format };
+}
+
+const IMPORT_RESOURCE = 'import';
+
+/** What of the operation's handler context an import uses. */
+export interface ImportContext {
+  deps: ServiceDeps;
+  actor: Actor;
+  log: Logger;
+  mutate<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
+}
+
+/**
+ * The operation: stages the body, records the import (PENDING) with its audit entry, answers it, and goes on merging
+ * in the background on the same session (the staging tables are that session's).
+ */
+export async function acceptImport(ctx: ImportContext, request: ImportRequest, onMerged: () => Promise<void>): Promise<Import> {
+  const { deps, actor, log } = ctx;
+  const client = await deps.db.connect();
+  let job: Import;
+  try {
+    const staged = await stageBody(client, request);
+    if (staged.rowsRead === 0) throw invalidField('body', 'the body holds no rows');
+    job = await ctx.mutate(async ({ tx, record }) => {
+      const created = await insertImport(tx, actor.workspaceId, {
+        kind: request.kind,
+        format: staged.format,
+        campaignId: request.campaignId ?? null,
+        rowsRead: staged.rowsRead,
+        rowsRejected: staged.rejected,
+        rejections: staged.rejections,
+      });
+      const { rejections: _, ...summary } = created;
+      record({ resourceType: IMPORT_RESOURCE, resourceId: created.id, after: summary });
+      return created;
+    });
+  } catch (error) {
+    await releaseSession(client, error);
+    throw error;
+  }
+  void runImport({ client, deps, log, workspaceId: actor.workspaceId, job, readRejections: job.rejections, onMerged });
+  return job;
+}
+
+async function releaseSession(client: pg.PoolClient, failure?: unknown): Promise<void> {
+  const dropped = await dropStaging(client).then(() => true, () => false);
+  // A session whose COPY or statement broke is not handed back to the pool.
+  client.release(dropped && !(failure instanceof Error && !(failure instanceof ProblemError) && /connection|terminat/i.test(failure.message)) ? undefined : true);
+}
+
+interface Run {
+  client: pg.PoolClient;
+  deps: ServiceDeps;
+  log: Logger;
+  workspaceId: string;
+  job: Import;
+  readRejections: ImportRejection[];
+  onMerged: () => Promise<void>;
+}
+
+function mergedRejections(read: ImportRejection[], checked: ImportRejection[]): ImportRejection[] {
+  return [...read, ...checked].sort((a, b) => a.row - b.row).slice(0, MAX_REPORTED_REJECTIONS);
+}
+
+async function runImport(run: Run): Promise<void> {
+  const { client, workspaceId, job } = run;
+  let failure: unknown;
+  try {
+    await markImportRunning(client, workspaceId, job.id);
+    await client.query("SET work_mem = '128MB'");
+    await indexStaging(client, job.kind === 'vouchers' ? 'code' : 'source_id');
+    await rejectTakenCodes(client, workspaceId, job.kind);
+    if (job.kind === 'vouchers') await checkCampaigns(client, workspaceId);
+    await addImportRejections(client, workspaceId, job.id, await countRejections(client), mergedRejections(run.readRejections, await firstRejections(client)));
+    await mergeAll(run);
+    const finishedJob = await withTransaction(run.deps.db, async (tx) => {
+      const done = await finishImport(tx, workspaceId, job.id, { status: 'SUCCEEDED', rejections: mergedRejections(run.readRejections, await firstRejections(client)) });
+      await recordEvent(tx, workspaceId, 'import.succeeded', eventPayload(done ?? job));
+      return done;
+    });
+    run.log.info({ importId: job.id, counts: finishedJob?.counts }, 'import finished');
+  } catch (error) {
+    failure = error;
+    run.log.warn({ err: (error as Error).message, importId: job.id }, 'import failed');
+    await failImport(run, error).catch(() => undefined);
+  } finally {
+    await client.query('RESET work_mem').catch(() => undefined);
+    await releaseSession(client, failure);
+  }
+}
+
+function eventPayload(job: Import): Record<string, unknown> {
+  return { importId: job.id, kind: job.kind, counts: job.counts, ...(job.error ? { error: job.error } : {}) };
+}
+
+async function failImport(run: Run, error: unknown): Promise<void> {
+  const reason = error instanceof ProblemError ? error.message : 'the import stopped on a database error; rows merged before stay';
+  const rejections = await firstRejections(run.client).then((checked) => mergedRejections(run.readRejections, checked), () => undefined);
+  await withTransaction(run.deps.db, async (tx) => {
+    const failed = await finishImport(tx, run.workspaceId, run.job.id, { status: 'FAILED', error: reason, rejections });
+    await recordEvent(tx, run.workspaceId, 'import.failed', eventPayload(failed ?? run.job));
+  });
+}
+
+/** Each campaign the rows name, through its template: importable (its fields staged) or refused with a reason. */
+async function checkCampaigns(client: Sql, workspaceId: string): Promise<void> {
+  const templates: Array<{ campaignId: string; fields: VoucherFields }> = [];
+  const refused: Array<{ campaignId: string; reason: string }> = [];
+  for (const campaignId of await stagedCampaignIds(client, workspaceId)) {
+    const campaign = await findCampaign(client, workspaceId, campaignId);
+    if (!campaign) continue;
+    const result = applyVoucherTemplate({}, campaign, 'campaign.voucher');
+    if (!result.ok) refused.push({ campaignId, reason: `the campaign's voucher template makes no voucher: ${result.errors.map((e) => e.message).join('; ')}` });
+    else if (result.fields.type === 'LOYALTY_CARD') refused.push({ campaignId, reason: 'loyalty cards are made by joining the program, not by import' });
+    else templates.push({ campaignId, fields: result.fields });
+  }
+  await stageTemplates(client, templates);
+  await rejectRowsByCampaign(client, refused);
+}
+
+async function mergeAll(run: Run): Promise<void> {
+  const { client, workspaceId, job } = run;
+  const range = await stagedLineRange(client);
+  if (!range) return;
+  const size = MERGE_BATCH_ROWS[job.kind];
+  for (let from = range.first; from <= range.last; from += size) {
+    const to = from + size - 1;
+    if (job.kind === 'vouchers') {
+      await retryDeadlocks(() => mergeVoucherBatch(client, workspaceId, job.id, from, to));
+    } else {
+      await retryDeadlocks(() => mergeCustomers(client, workspaceId, job.id, from, to));
+    }
+  }
+  await analyzeTable(run.deps.db, job.kind).catch(() => undefined);
+  await run.onMerged().catch(() => undefined);
+}
+
+/** A batch of customers, their customer.created events and AUTO segment memberships, in one transaction. */
+async function mergeCustomers(client: pg.PoolClient, workspaceId: string, importId: string, from: number, to: number): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    const merged = await mergeCustomerBatch(client, workspaceId, importId, from, to);
+    await recordEvents(
+      client,
+      merged.customers.map((c) => ({
+        workspaceId,
+        type: 'customer.created' as const,
+        payload: { customerId: c.id, sourceId: c.sourceId, ...(c.email !== null ? { email: c.email } : {}) },
+      })),
+    );
+    for (const c of merged.customers) await refreshCustomerSegments(client, workspaceId, { ...c, segments: [] });
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+const DEADLOCK = '40P01';
+
+/** Another bulk insert meeting ours on codes in another order (a generation draws at random) may deadlock: try again. */
+async function retryDeadlocks<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 3 || (error as { code?: unknown }).code !== DEADLOCK) throw error;
+    }
+  }
+}
