@@ -6,9 +6,12 @@ import { messageOf, sessions, whenSignedOut, type StaffSession } from './api.js'
 import { AcceptInvitationPage, SignInPage } from './pages/sign-in.js';
 import { AuditLogPage } from './pages/audit-log.js';
 import { CampaignsPage } from './pages/campaigns.js';
-import { CustomersPage, RedemptionsPage, VouchersPage, WebhooksPage } from './pages/lists.js';
+import { CustomersPage } from './pages/customers.js';
 import { Placeholder } from './pages/placeholder.js';
+import { RedemptionsPage } from './pages/redemptions.js';
 import { SettingsPage } from './pages/settings.js';
+import { VouchersPage } from './pages/vouchers.js';
+import { WebhooksPage } from './pages/webhooks.js';
 import { go, PAGES, routeOf } from './routes.js';
 
 export interface PageProps {
@@ -16,6 +19,21 @@ export interface PageProps {
   /** Whether the signed-in role holds a scope: the UI hides what the server would refuse. */
   can: (scope: Scope) => boolean;
   route: string[];
+}
+
+type PageComponent = (props: PageProps) => preact.JSX.Element;
+let insightsPage: Promise<PageComponent> | undefined;
+
+/** Insights (and uPlot with it) is a chunk of its own, fetched on the first visit. */
+function LazyInsights(props: PageProps) {
+  const [page, setPage] = useState<{ component: PageComponent } | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  useEffect(() => {
+    insightsPage ??= import('./pages/insights.js').then((m) => m.InsightsPage);
+    insightsPage.then((component) => setPage({ component })).catch(setError);
+  }, []);
+  if (error) return <Placeholder title="Insights" text={`The page could not be loaded: ${messageOf(error)}`} />;
+  return page ? <page.component {...props} /> : <div class="muted">Loading…</div>;
 }
 
 function Page(props: PageProps) {
@@ -35,7 +53,7 @@ function Page(props: PageProps) {
     case 'referrals':
       return <Placeholder title="Referrals" text="Referral programs, their codes and conversions come here with the referrals feature." />;
     case 'insights':
-      return <Placeholder title="Insights" text="Charts of redemptions and discount per day, failures by code, top campaigns, budget burn and webhook health come here." />;
+      return <LazyInsights {...props} />;
     case 'audit-log':
       return <AuditLogPage {...props} />;
     case 'settings':

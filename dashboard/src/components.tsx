@@ -1,4 +1,5 @@
-// Pieces every page uses: a paged list over a list operation (cursors, empty state, errors), notes, dates.
+// Pieces every page uses: a paged list over a list operation (cursors, empty state, errors), notes, dates, money,
+// a loader for one-off reads, and the secret-shown-once panel.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from './api.js';
@@ -7,6 +8,58 @@ export function formatTime(value: string | null | undefined): string {
   if (!value) return '—';
   const date = new Date(value);
   return date.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+/** Integer minor units as a decimal amount: 1250 EUR → "12.50 EUR". */
+export function money(amount: number | null | undefined, currency?: string | null): string {
+  if (amount === null || amount === undefined) return '—';
+  const sign = amount < 0 ? '-' : '';
+  const abs = Math.abs(amount);
+  const units = `${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  return `${sign}${units}${currency ? ' ' + currency : ''}`;
+}
+
+export function Refused({ what }: { what: string }) {
+  return <p class="note">Your role cannot see {what}.</p>;
+}
+
+/** One read: its value, error, and a reload. `deps` change → read again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { value: T | undefined; error: unknown; reload: () => void } {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<unknown>(undefined);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load()
+      .then((v) => live && (setValue(v), setError(undefined)))
+      .catch((e: unknown) => live && setError(e));
+    return () => {
+      live = false;
+    };
+  }, [...deps, version]);
+  return { value, error, reload: () => setVersion((v) => v + 1) };
+}
+
+/** A secret (key, signing secret) shown this once, with Copy and Done. */
+export function SecretOnce({ title, value, onDone, testId }: { title: string; value: string; onDone: () => void; testId?: string }) {
+  return (
+    <div class="panel secret" role="status">
+      <p>
+        <strong>{title}</strong> It is shown this once and cannot be read again.
+      </p>
+      <code class="secret-value" data-testid={testId}>
+        {value}
+      </code>
+      <div class="form-actions">
+        <button class="button-quiet" onClick={() => void navigator.clipboard?.writeText(value)}>
+          Copy
+        </button>
+        <button class="button-quiet" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
 }
 
 export function ErrorNote({ error }: { error: unknown }) {
@@ -18,10 +71,17 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+export function PageHeader({ title, back, children }: { title: string; back?: { href: string; label: string }; children?: ComponentChildren }) {
   return (
     <header class="page-header">
-      <h1>{title}</h1>
+      <div>
+        {back && (
+          <a class="back small" href={back.href}>
+            ← {back.label}
+          </a>
+        )}
+        <h1>{title}</h1>
+      </div>
       <div class="page-actions">{children}</div>
     </header>
   );
@@ -46,25 +106,34 @@ export function PagedTable<T extends { id?: string }>(props: {
   empty: string;
   version?: unknown;
   label: string;
+  /** While set, the page shown is read again every this many milliseconds (e.g. while deliveries are under way). */
+  refreshMs?: number;
+  onLoaded?: (page: Page<T>) => void;
 }) {
   const [cursor, setCursor] = useState<string | undefined>(undefined);
   const [page, setPage] = useState<Page<T> | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
 
   useEffect(() => setCursor(undefined), [props.version]);
   useEffect(() => {
+    if (!props.refreshMs) return;
+    const timer = setInterval(() => setTick((t) => t + 1), props.refreshMs);
+    return () => clearInterval(timer);
+  }, [props.refreshMs]);
+  useEffect(() => {
     let live = true;
-    setLoading(true);
+    if (tick === 0 || !props.refreshMs) setLoading(true);
     props
       .load(cursor)
-      .then((loaded) => live && (setPage(loaded), setError(undefined)))
+      .then((loaded) => live && (setPage(loaded), setError(undefined), props.onLoaded?.(loaded)))
       .catch((e: unknown) => live && setError(e))
       .finally(() => live && setLoading(false));
     return () => {
       live = false;
     };
-  }, [cursor, props.version, props.load]);
+  }, [cursor, props.version, props.load, tick]);
 
   if (error) return <ErrorNote error={error} />;
   if (!page) return <p class="muted">Loading…</p>;

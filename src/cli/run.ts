@@ -53,7 +53,7 @@ function usage(operations: readonly Operation[]): string {
     'the service from --base-url, PROMOTIONS_URL or the config file.',
     ...apiCommands,
     line('call <operation> [...]', 'any operation by name (e.g. call workspaces.create --name Acme)'),
-    line('import <group|operation> <file.csv|->', 'CSV rows into <group>.import (bulk) or <group>.create, streamed [--set field=value] [--batch-size 100] [--concurrency 8]'),
+    line('import <group|operation> <file.csv|->', 'CSV (or NDJSON) rows into <group>.import (bulk: the file streamed, the job followed) or <group>.create, streamed [--set field=value] [--format csv|ndjson] [--batch-size 100] [--concurrency 8]'),
     line('export <group|operation>', 'every item of <group>.list, streamed [--format ndjson|csv] [filters]'),
     line('mcp', 'MCP tool server on stdio (tools = the operations the key allows)'),
     '',

@@ -178,7 +178,8 @@ const MERGED_LOCATIONS = { params: '', query: '', body: '' };
 
 /** REST sends path and query values as strings; RPC and MCP get JSON, so scalars are made strings the same way. */
 function asRequestString(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(asRequestString);
+  // One level, as a query string has: a nested array is left for the schema to refuse (never recursed into).
+  if (Array.isArray(value)) return value.map((item) => (typeof item === 'number' || typeof item === 'boolean' ? String(item) : item));
   return typeof value === 'number' || typeof value === 'boolean' ? String(value) : value;
 }
 

@@ -41,7 +41,20 @@ function findUnstorable(value: unknown, path: string, depth = 0): string | undef
 // inside it, so its depth and size are checked here, without recursion, before anything else walks it (structured
 // clone into a partition, JSON.stringify in the pg client, the audit entry). A preprocess (condition trees) or a
 // custom check (import rows) judges its own input.
-type ZodDef = { type: string; innerType?: unknown; in?: unknown; element?: unknown; valueType?: unknown; shape?: Record<string, unknown>; options?: unknown[]; left?: unknown; right?: unknown; items?: unknown[]; rest?: unknown; getter?: () => unknown };
+interface ZodDef {
+  type: string;
+  innerType?: unknown;
+  in?: unknown;
+  element?: unknown;
+  valueType?: unknown;
+  shape?: Record<string, unknown>;
+  options?: unknown[];
+  left?: unknown;
+  right?: unknown;
+  items?: unknown[];
+  rest?: unknown;
+  getter?: () => unknown;
+}
 const defOf = (schema: unknown): ZodDef => (schema as { _zod: { def: ZodDef } })._zod.def;
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
 const OPEN = new Set(['unknown', 'any']);
@@ -125,7 +138,10 @@ export function jsonDepth(value: unknown, limit = MAX_FREE_FORM_DEPTH): number {
   while (stack.length) {
     const [node, depth] = stack.pop()!;
     if (!isContainer(node)) continue;
-    if (depth > deepest && (deepest = depth) > limit) return deepest;
+    if (depth > deepest) {
+      deepest = depth;
+      if (deepest > limit) return deepest;
+    }
     for (const key in node) if (isContainer(node[key])) stack.push([node[key], depth + 1]);
   }
   return deepest;
@@ -143,7 +159,7 @@ function freeFormProblem(operation: Operation, raw: RawRequestParts, where: Inpu
             errors: [{ path: field, message: `free-form JSON is at most ${MAX_FREE_FORM_DEPTH} levels deep` }],
           });
         }
-        if (isContainer(value) && Buffer.byteLength(JSON.stringify(value)) > MAX_FREE_FORM_BYTES) {
+        if (Buffer.byteLength(JSON.stringify(value) ?? '') > MAX_FREE_FORM_BYTES) {
           return new ProblemError('invalid_request', `${field} is larger than ${MAX_FREE_FORM_BYTES / 1024} KiB`, {
             errors: [{ path: field, message: `free-form JSON is at most ${MAX_FREE_FORM_BYTES} bytes as JSON text` }],
           });

@@ -1,7 +1,8 @@
 // The dashboard in real Chromium (playwright-core driving the system's /usr/bin/chromium, headless, never a
-// downloaded browser) against the real service: sign in, the navigation, create a campaign, create and revoke an API
-// key (its plaintext shown once), the audit log naming the staff user, and a viewer who cannot write. Every page is
-// saved as a screenshot under test-results/dashboard/.
+// downloaded browser) against the real service and the real webhook pipeline (pg-boss, a receiver on 127.0.0.1):
+// sign in, campaigns (create, edit, bulk generation), API keys, a redemption seen and rolled back, vouchers and a gift
+// card's ledger, a webhook delivered and replayed, insights, the audit log, and a viewer who cannot write. Every page
+// is saved as a screenshot under test-results/dashboard/.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,15 +11,19 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBootstrapOwner } from '../../src/domains/staff/index.js';
 import { projectRoot } from '../../src/platform/paths.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { staffUser, useStaffSettings } from '../staff/staff-support.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startWebhookHarness, type WebhookHarness } from '../webhooks/support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = path.join(projectRoot, 'test-results', 'dashboard');
 const OWNER = { email: 'owner@example.com', password: 'the owner password' };
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+let harness: WebhookHarness;
 let service: TestService;
+let receiver: Receiver;
 let key: string;
 let profile: string;
 let context: BrowserContext;
@@ -46,7 +51,10 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   await mkdir(SHOTS, { recursive: true });
   useStaffSettings();
-  service = await startTestService();
+  // Webhook targets on 127.0.0.1 are allowed here, and the delivery worker runs in this process.
+  harness = await startWebhookHarness();
+  service = harness.service;
+  receiver = await startReceiver();
   const workspace = await service.newWorkspace();
   key = workspace.key;
   await ensureBootstrapOwner(service.pool, workspace.workspaceId, OWNER.email, OWNER.password);
@@ -59,7 +67,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   if (profile) await rm(profile, { recursive: true, force: true });
-  await service?.close();
+  await receiver?.close();
+  await harness?.close();
 });
 
 describe('the dashboard in Chromium', () => {
@@ -84,6 +93,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'New campaign' }).click();
     await page.getByLabel('Name').fill('Spring sale');
     await page.getByLabel('Currency').fill('EUR');
+    await page.getByLabel('Value').fill('10');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('table', { name: 'Campaigns' }).getByText('Spring sale').waitFor();
     await shot('campaigns');

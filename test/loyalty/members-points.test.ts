@@ -198,6 +198,27 @@ describe('points', () => {
     expect((await member(api, b.id)).balance).toBe(150);
   });
 
+  it('runs transfers both ways between two cards at once without deadlock, keeping the sum', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await createProgram(api);
+    const a = await joinMember(api, programId);
+    const b = await joinMember(api, programId);
+    await addPoints(api, a.id, 500);
+    await addPoints(api, b.id, 500);
+    const moves = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        i % 2 === 0
+          ? api.post(`/api/v1/loyalty/members/${a.id}/transfers`, { toMemberId: b.id, points: 30 })
+          : api.post(`/api/v1/loyalty/members/${b.id}/transfers`, { toMemberId: a.id, points: 20 }),
+      ),
+    );
+    expect(moves.map((m) => m.status)).toEqual(Array(40).fill(200));
+    const [x, y] = [await member(api, a.id), await member(api, b.id)];
+    expect(x.balance + y.balance).toBe(1_000);
+    const movedOut = (r: any, from: string) => (r.body.ok && r.body.member.id === from ? r.body.entries[0].amount : 0);
+    expect(x.balance).toBe(500 + moves.reduce((sum, r) => sum + movedOut(r, a.id) - movedOut(r, b.id), 0));
+  });
+
   it('refuses points that would take a balance past 2^53-1 with a 400, and a disabled card with loyalty_member_inactive', async () => {
     const { api } = await service.newWorkspace();
     const programId = await createProgram(api);

@@ -1,8 +1,14 @@
-// Campaigns: the list (newest first, paged) and a form to create one (shown only to roles that may).
+// Campaigns: the list, create and edit (with the voucher template's value), and a campaign's page: its vouchers and
+// bulk generation with progress. Write controls only for roles that may.
 import { useCallback, useState } from 'preact/hooks';
+import type { InputOf, OutputOf } from '../../../src/client/operation-types.js';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, PageHeader, PagedTable } from '../components.js';
+import { Badge, ErrorNote, formatTime, money, PageHeader, PagedTable, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
+import { discountText, VoucherColumns } from './vouchers.js';
+
+type Campaign = OutputOf<'campaigns.get'>;
+type Template = NonNullable<InputOf<'campaigns.create'>['voucher']>;
 
 const TYPES = ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'PROMOTION', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM'] as const;
 const TYPE_LABELS: Record<(typeof TYPES)[number], string> = {
@@ -13,41 +19,120 @@ const TYPE_LABELS: Record<(typeof TYPES)[number], string> = {
   REFERRAL_PROGRAM: 'Referral program',
 };
 
-function CreateCampaign({ onCreated, onCancel }: { onCreated: () => void; onCancel: () => void }) {
-  const [name, setName] = useState('');
-  const [type, setType] = useState<(typeof TYPES)[number]>('DISCOUNT_COUPONS');
-  const [currency, setCurrency] = useState('');
-  const [active, setActive] = useState(true);
+/** "12.50" → 1250 minor units; undefined when it is not an amount with at most two decimals. */
+function minorUnits(text: string): number | undefined {
+  const match = /^(\d{1,13})(?:[.,](\d{1,2}))?$/.exec(text.trim());
+  return match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : undefined;
+}
+const majorUnits = (minor: number | undefined) => (minor === undefined ? '' : money(minor));
+
+interface Draft {
+  name: string;
+  type: (typeof TYPES)[number];
+  currency: string;
+  active: boolean;
+  value: 'none' | 'percent' | 'amount' | 'gift';
+  amount: string;
+  redemptionLimit: string;
+}
+
+function draftOf(c: Campaign | undefined): Draft {
+  const t = c?.voucher;
+  const d = t?.discount;
+  return {
+    name: c?.name ?? '',
+    type: c?.type ?? 'DISCOUNT_COUPONS',
+    currency: c?.currency ?? '',
+    active: c?.active ?? true,
+    value: t?.gift ? 'gift' : d?.type === 'PERCENT' ? 'percent' : d?.type === 'AMOUNT' ? 'amount' : c ? 'none' : 'percent',
+    amount: t?.gift ? majorUnits(t.gift.amount) : d?.type === 'PERCENT' ? String(d.percentOff) : d?.type === 'AMOUNT' ? majorUnits(d.amountOff) : '',
+    redemptionLimit: t?.redemptionLimit == null ? '' : String(t.redemptionLimit),
+  };
+}
+
+/** The template the form describes, on top of what the campaign had (fields the form does not show are kept). */
+function templateOf(draft: Draft, previous: Template | null | undefined): Template | undefined | string {
+  const base: Template = { ...(previous ?? {}) };
+  delete base.discount;
+  delete base.gift;
+  const currency = draft.currency.trim().toUpperCase();
+  if (draft.value === 'percent') {
+    const p = Number(draft.amount);
+    if (!(p > 0 && p <= 100)) return 'Percent off must be more than 0 and at most 100.';
+    base.discount = { type: 'PERCENT', percentOff: p };
+  } else if (draft.value === 'amount' || draft.value === 'gift') {
+    const minor = minorUnits(draft.amount);
+    if (minor === undefined) return 'The amount needs digits with at most two decimals, e.g. 12.50.';
+    if (draft.value === 'gift') {
+      if (!currency) return 'Gift credits need a currency.';
+      base.gift = { amount: minor, currency };
+      base.type = 'GIFT_CARD';
+    } else base.discount = { type: 'AMOUNT', amountOff: minor };
+  }
+  if (draft.value === 'percent' || draft.value === 'amount') base.type = 'DISCOUNT';
+  const limit = draft.redemptionLimit.trim();
+  if (limit && !/^\d{1,9}$/.test(limit)) return 'Uses per voucher must be a whole number.';
+  base.redemptionLimit = limit ? Number(limit) : null;
+  return Object.keys(base).length ? base : undefined;
+}
+
+function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; onSaved: (c: Campaign) => void; onCancel: () => void }) {
+  const [draft, setDraft] = useState<Draft>(draftOf(campaign));
   const [error, setError] = useState<unknown>(undefined);
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft({ ...draft, [key]: value });
   const submit = async (event: Event) => {
     event.preventDefault();
+    const voucher = templateOf(draft, campaign?.voucher);
+    if (typeof voucher === 'string') return setError(new Error(voucher));
+    const currency = draft.currency.trim().toUpperCase();
     try {
-      await call('campaigns.create', { name, type, active, ...(currency ? { currency: currency.toUpperCase() } : {}) });
-      onCreated();
+      const saved = campaign
+        ? await call('campaigns.update', { id: campaign.id, name: draft.name, active: draft.active, currency: currency || null, voucher: voucher ?? null })
+        : await call('campaigns.create', { name: draft.name, type: draft.type, active: draft.active, ...(currency ? { currency } : {}), ...(voucher ? { voucher } : {}) });
+      onSaved(saved);
     } catch (e) {
       setError(e);
     }
   };
+  const title = campaign ? 'Edit campaign' : 'New campaign';
   return (
-    <form class="panel form form-grid" onSubmit={submit} aria-label="New campaign">
-      <h2>New campaign</h2>
+    <form class="panel form form-grid" onSubmit={submit} aria-label={title}>
+      <h2>{title}</h2>
       <label for="campaign-name">Name</label>
-      <input id="campaign-name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      <label for="campaign-type">Type</label>
-      <select id="campaign-type" value={type} onChange={(e) => setType(e.currentTarget.value as (typeof TYPES)[number])}>
-        {TYPES.map((t) => (
-          <option value={t}>{TYPE_LABELS[t]}</option>
-        ))}
-      </select>
+      <input id="campaign-name" required maxLength={200} value={draft.name} onInput={(e) => set('name', e.currentTarget.value)} />
+      {!campaign && (
+        <>
+          <label for="campaign-type">Type</label>
+          <select id="campaign-type" value={draft.type} onChange={(e) => setDraft({ ...draft, type: e.currentTarget.value as Draft['type'], value: e.currentTarget.value === 'GIFT_VOUCHERS' ? 'gift' : 'percent' })}>
+            {TYPES.map((t) => (
+              <option value={t}>{TYPE_LABELS[t]}</option>
+            ))}
+          </select>
+        </>
+      )}
       <label for="campaign-currency">Currency</label>
-      <input id="campaign-currency" placeholder="EUR (optional)" maxLength={3} value={currency} onInput={(e) => setCurrency(e.currentTarget.value)} />
+      <input id="campaign-currency" placeholder="EUR (optional)" maxLength={3} value={draft.currency} onInput={(e) => set('currency', e.currentTarget.value)} />
+      <label for="campaign-value">Each voucher gives</label>
+      <div class="row">
+        <select id="campaign-value" value={draft.value} onChange={(e) => set('value', e.currentTarget.value as Draft['value'])}>
+          <option value="percent">Percent off</option>
+          <option value="amount">Amount off</option>
+          <option value="gift">Gift credits</option>
+          <option value="none">Set per voucher</option>
+        </select>
+        {draft.value !== 'none' && (
+          <input aria-label="Value" required inputMode="decimal" placeholder={draft.value === 'percent' ? '10' : '25.00'} value={draft.amount} onInput={(e) => set('amount', e.currentTarget.value)} />
+        )}
+      </div>
+      <label for="campaign-limit">Uses per voucher</label>
+      <input id="campaign-limit" inputMode="numeric" placeholder="unlimited" value={draft.redemptionLimit} onInput={(e) => set('redemptionLimit', e.currentTarget.value)} />
       <label class="check">
-        <input type="checkbox" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} /> Active
+        <input type="checkbox" checked={draft.active} onChange={(e) => set('active', e.currentTarget.checked)} /> Active
       </label>
       <ErrorNote error={error} />
       <div class="form-actions">
         <button type="submit" class="button-primary">
-          Create campaign
+          {campaign ? 'Save campaign' : 'Create campaign'}
         </button>
         <button type="button" class="button-quiet" onClick={onCancel}>
           Cancel
@@ -57,7 +142,118 @@ function CreateCampaign({ onCreated, onCancel }: { onCreated: () => void; onCanc
   );
 }
 
-export function CampaignsPage({ can }: PageProps) {
+const CHUNK = 500;
+
+/** Bulk generation in chunks of 500 (each one transaction), so the bar shows real progress and a stop keeps what is made. */
+function Generate({ campaignId, onProgress, onDone }: { campaignId: string; onProgress: () => void; onDone: () => void }) {
+  const [count, setCount] = useState('100');
+  const [prefix, setPrefix] = useState('');
+  const [made, setMade] = useState<number | undefined>(undefined);
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<unknown>(undefined);
+  const [running, setRunning] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const wanted = Number(count);
+    if (!Number.isInteger(wanted) || wanted < 1 || wanted > 100_000) return setError(new Error('Count must be a whole number from 1 to 100000.'));
+    setError(undefined);
+    setRunning(true);
+    setTotal(wanted);
+    setMade(0);
+    let done = 0;
+    try {
+      while (done < wanted) {
+        const n = Math.min(CHUNK, wanted - done);
+        const generated = await call('vouchers.generate', { id: campaignId, count: n, ...(prefix ? { codeConfig: { prefix } } : {}) });
+        done += generated.count;
+        setMade(done);
+        onProgress();
+      }
+      onDone();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setRunning(false);
+    }
+  };
+  return (
+    <form class="panel inline-form" onSubmit={submit} aria-label="Generate vouchers">
+      <label for="generate-count">Generate</label>
+      <input id="generate-count" class="narrow" inputMode="numeric" value={count} onInput={(e) => setCount(e.currentTarget.value)} />
+      <label for="generate-prefix">Prefix</label>
+      <input id="generate-prefix" class="narrow" placeholder="optional" value={prefix} onInput={(e) => setPrefix(e.currentTarget.value)} />
+      <button type="submit" class="button-primary" disabled={running}>
+        Generate vouchers
+      </button>
+      {made !== undefined && (
+        <div class="progress-line">
+          <progress max={total} value={made} aria-label="Generation progress" />
+          <span class="small" role="status">
+            {made} of {total} generated{running ? '…' : ''}
+          </span>
+        </div>
+      )}
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
+function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
+  const campaign = useLoad(() => call('campaigns.get', { id }), [id]);
+  const [editing, setEditing] = useState(false);
+  const [version, setVersion] = useState(0);
+  const vouchers = useCallback((cursor: string | undefined) => call('vouchers.list', { campaignId: id, limit: 20, ...(cursor ? { cursor } : {}) }), [id]);
+  const c = campaign.value;
+  const t = c?.voucher;
+  return (
+    <section>
+      <PageHeader title={c?.name ?? 'Campaign'} back={{ href: '#/campaigns', label: 'Campaigns' }}>
+        {c && can('campaigns:write') && !editing && (
+          <button class="button-quiet" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        )}
+      </PageHeader>
+      <ErrorNote error={campaign.error} />
+      {c && editing && <CampaignForm campaign={c} onCancel={() => setEditing(false)} onSaved={() => (setEditing(false), campaign.reload())} />}
+      {c && !editing && (
+        <div class="panel facts">
+          <div>
+            <span class="muted small">Type</span>
+            {TYPE_LABELS[c.type]}
+          </div>
+          <div>
+            <span class="muted small">Status</span>
+            {c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}
+          </div>
+          <div>
+            <span class="muted small">Each voucher gives</span>
+            {t?.gift ? `${money(t.gift.amount, t.gift.currency)} gift credits` : t?.discount ? discountText({ discount: t.discount, currency: c.currency }) : 'Set per voucher'}
+          </div>
+          <div>
+            <span class="muted small">Uses per voucher</span>
+            {t?.redemptionLimit ?? 'Unlimited'}
+          </div>
+          <div>
+            <span class="muted small">Currency</span>
+            {c.currency ?? '—'}
+          </div>
+          <div>
+            <span class="muted small">Created</span>
+            {formatTime(c.createdAt)}
+          </div>
+        </div>
+      )}
+      <div class="section-header settings-section">
+        <h2>Vouchers</h2>
+      </div>
+      {c && can('vouchers:write') && <Generate campaignId={id} onProgress={() => setVersion((v) => v + 1)} onDone={() => setVersion((v) => v + 1)} />}
+      {can('vouchers:read') && <PagedTable label="Campaign vouchers" load={vouchers} version={version} empty="No vouchers in this campaign yet." columns={VoucherColumns()} />}
+    </section>
+  );
+}
+
+function CampaignList({ can }: Pick<PageProps, 'can'>) {
   const [creating, setCreating] = useState(false);
   const [version, setVersion] = useState(0);
   const load = useCallback((cursor: string | undefined) => call('campaigns.list', { limit: 20, ...(cursor ? { cursor } : {}) }), []);
@@ -70,23 +266,15 @@ export function CampaignsPage({ can }: PageProps) {
           </button>
         )}
       </PageHeader>
-      {creating && (
-        <CreateCampaign
-          onCancel={() => setCreating(false)}
-          onCreated={() => {
-            setCreating(false);
-            setVersion((v) => v + 1);
-          }}
-        />
-      )}
+      {creating && <CampaignForm onCancel={() => setCreating(false)} onSaved={() => (setCreating(false), setVersion((v) => v + 1))} />}
       <PagedTable
         label="Campaigns"
         load={load}
         version={version}
         empty="No campaigns yet. Create one to start issuing vouchers."
         columns={[
-          { label: 'Name', render: (c) => <strong>{c.name}</strong> },
-          { label: 'Type', render: (c) => TYPE_LABELS[c.type as (typeof TYPES)[number]] ?? c.type },
+          { label: 'Name', render: (c) => <a href={`#/campaigns/${c.id}`}><strong>{c.name}</strong></a> },
+          { label: 'Type', render: (c) => TYPE_LABELS[c.type] ?? c.type },
           { label: 'Status', render: (c) => (c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>) },
           { label: 'Currency', render: (c) => c.currency ?? '—' },
           { label: 'Created', render: (c) => formatTime(c.createdAt), class: 'nowrap' },
@@ -94,4 +282,8 @@ export function CampaignsPage({ can }: PageProps) {
       />
     </section>
   );
+}
+
+export function CampaignsPage({ can, route }: PageProps) {
+  return route[1] ? <CampaignDetail key={route[1]} id={route[1]} can={can} /> : <CampaignList can={can} />;
 }

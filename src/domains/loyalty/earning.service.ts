@@ -115,6 +115,8 @@ async function earnInProgram(work: LoyaltyWork, workspaceId: string, rules: Rule
 async function earnByRules(work: LoyaltyWork, workspaceId: string, rules: RuleWithProgram[], customerId: string, occasion: Occasion): Promise<EarningEffect[]> {
   if (rules.length === 0) return [];
   const customer = await loadCustomerFacts(work.tx, workspaceId, { id: customerId });
+  // A customer deleted since the event was recorded earns nothing (and is not made a member).
+  if (!customer) return [];
   const facts: RuleFacts = { order: occasion.order, customer };
   const byProgram = new Map<string, RuleWithProgram[]>();
   for (const rule of rules) byProgram.set(rule.programId, [...(byProgram.get(rule.programId) ?? []), rule]);

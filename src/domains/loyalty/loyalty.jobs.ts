@@ -10,7 +10,7 @@ import { recordEvents, type NewEvent } from '../events/index.js';
 import { reactToEvent } from './earning.service.js';
 import { placeMember, runLoyaltyWork } from './member.service.js';
 import { activateBucket, expireBucket } from './points-ledger.queries.js';
-import { findBucketsToActivate, findBucketsToExpire, markExpiringBuckets, takeInboxEvent } from './reaction.queries.js';
+import { findBucketsToActivate, findBucketsToExpire, markExpiringBuckets, takeInboxEvent, type DueBucket } from './reaction.queries.js';
 
 export const LOYALTY_POINTS_QUEUE = 'loyalty-points';
 
@@ -50,41 +50,60 @@ export async function reactToNextEvent(pool: Pool): Promise<boolean> {
   });
 }
 
+// A run takes due buckets 500 at a time, up to 20 batches of each kind: a backlog drains over a few runs, and a run
+// stays well inside its pg-boss expiry.
+const SWEEP_ROUNDS = 20;
+
+async function inBatches(find: (limit: number) => Promise<DueBucket[]>, each: (due: DueBucket) => Promise<boolean>): Promise<number> {
+  let done = 0;
+  for (let round = 0; round < SWEEP_ROUNDS; round++) {
+    const batch = await find(SWEEP_BATCH);
+    for (const due of batch) if (await each(due)) done++;
+    if (batch.length < SWEEP_BATCH) break;
+  }
+  return done;
+}
+
 /** Activation, expiry and expiring notices: each bucket in its own transaction, each at most once. */
 export async function sweepPoints(pool: Pool): Promise<{ activated: number; expired: number; notified: number }> {
-  let activated = 0;
-  let expired = 0;
-  for (const due of await findBucketsToActivate(pool, SWEEP_BATCH)) {
-    const done = await runLoyaltyWork(pool, due.workspaceId, async (work) => {
-      const change = await activateBucket(work.tx, due.workspaceId, due.bucketId);
-      if (!change) return false;
-      work.emit('loyalty.points.activated', { memberId: change.memberId, points: change.points, entryId: change.entryId, balance: change.balanceAfter, bucketId: due.bucketId });
-      await placeMember(work, due.workspaceId, change.memberId);
-      return true;
+  const activated = await inBatches(
+    (limit) => findBucketsToActivate(pool, limit),
+    (due) =>
+      runLoyaltyWork(pool, due.workspaceId, async (work) => {
+        const change = await activateBucket(work.tx, due.workspaceId, due.bucketId);
+        if (!change) return false;
+        work.emit('loyalty.points.activated', { memberId: change.memberId, points: change.points, entryId: change.entryId, balance: change.balanceAfter, bucketId: due.bucketId });
+        await placeMember(work, due.workspaceId, change.memberId);
+        return true;
+      }),
+  );
+  const expired = await inBatches(
+    (limit) => findBucketsToExpire(pool, limit),
+    (due) =>
+      runLoyaltyWork(pool, due.workspaceId, async (work) => {
+        const change = await expireBucket(work.tx, due.workspaceId, due.bucketId);
+        if (!change?.entryId) return false;
+        work.emit('loyalty.points.expired', { memberId: change.memberId, points: change.points, entryId: change.entryId, balance: change.balanceAfter, bucketId: due.bucketId });
+        return true;
+      }),
+  );
+  let notified = 0;
+  for (let round = 0; round < SWEEP_ROUNDS; round++) {
+    const count = await withTransaction(pool, async (tx) => {
+      const notices = await markExpiringBuckets(tx, SWEEP_BATCH);
+      await recordEvents(
+        tx,
+        notices.map((n) => ({
+          workspaceId: n.workspaceId,
+          type: 'loyalty.points.expiring' as const,
+          payload: { memberId: n.memberId, points: n.points, expiresAt: n.expiresAt.toISOString(), bucketId: n.bucketId },
+        })),
+      );
+      return notices.length;
     });
-    if (done) activated++;
+    notified += count;
+    if (count < SWEEP_BATCH) break;
   }
-  for (const due of await findBucketsToExpire(pool, SWEEP_BATCH)) {
-    const done = await runLoyaltyWork(pool, due.workspaceId, async (work) => {
-      const change = await expireBucket(work.tx, due.workspaceId, due.bucketId);
-      if (!change?.entryId) return false;
-      work.emit('loyalty.points.expired', { memberId: change.memberId, points: change.points, entryId: change.entryId, balance: change.balanceAfter, bucketId: due.bucketId });
-      return true;
-    });
-    if (done) expired++;
-  }
-  const notified = await withTransaction(pool, async (tx) => {
-    const notices = await markExpiringBuckets(tx, SWEEP_BATCH);
-    await recordEvents(
-      tx,
-      notices.map((n) => ({
-        workspaceId: n.workspaceId,
-        type: 'loyalty.points.expiring' as const,
-        payload: { memberId: n.memberId, points: n.points, expiresAt: n.expiresAt.toISOString(), bucketId: n.bucketId },
-      })),
-    );
-    return notices.length;
-  });
   return { activated, expired, notified };
 }
 

@@ -106,8 +106,8 @@ export async function findActiveRules(
   trigger: EarningTrigger,
   match: { segmentId?: string; eventName?: string } = {},
 ): Promise<Array<EarningRule & { program: ProgramSettingsRow }>> {
-  const { rows } = await db.query<RuleRow & { program_loyalty: ProgramSettingsRow['loyalty']; program_active: boolean }>(
-    `SELECT ${RULE_COLUMNS.split(', ').map((c) => 'r.' + c).join(', ')}, c.loyalty AS program_loyalty, true AS program_active
+  const { rows } = await db.query<RuleRow & { program_loyalty: ProgramSettingsRow['loyalty'] }>(
+    `SELECT ${RULE_COLUMNS.split(', ').map((c) => 'r.' + c).join(', ')}, c.loyalty AS program_loyalty
        FROM loyalty_earning_rules r JOIN campaigns c ON c.id = r.program_id
       WHERE r.workspace_id = $1 AND r.active AND r.trigger = $2 AND c.type = 'LOYALTY_PROGRAM' AND c.active
         AND (c.start_date IS NULL OR c.start_date <= now()) AND (c.expiration_date IS NULL OR c.expiration_date > now())

@@ -1,6 +1,6 @@
 // Hot-path shapes: orders, outcomes (typed business decisions, never HTTP errors), explanation codes, redemptions.
 import { z } from 'zod';
-import { Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { boundLineTotals, Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { VoucherCode } from '../vouchers/voucher.schemas.js';
 
 /** Every business-decision code, one enum in the OpenAPI document. Later features append theirs. */
@@ -56,7 +56,7 @@ export const Order = z
     id: z.string().min(1).max(200).optional().meta({ description: "The caller's own order id." }),
     amount: Money.meta({ description: 'Order total before discounts, in minor units.' }),
     currency: Currency,
-    items: z.array(OrderItem).max(500).optional(),
+    items: z.array(OrderItem).max(500).superRefine(boundLineTotals).optional(),
     metadata: Metadata.optional(),
   })
   .meta({ id: 'Order', description: 'The cart a voucher is checked against.' });
