@@ -28,13 +28,15 @@ export function TimeChart(props: {
     if (!element) return;
     const format = props.format ?? ((v: number) => String(v));
     const bars = uPlot.paths.bars!({ size: [0.6, 48], gap: 2 });
+    const step = props.x.length > 1 ? props.x[1]! - props.x[0]! : 86_400;
     const chart = new uPlot(
       {
         width: element.clientWidth || 600,
         height: props.height ?? 220,
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        // Half a step of room on either side, so the first and last bars are drawn whole.
+        scales: { x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
         axes: [
           { stroke: '#687085', grid: { stroke: '#eef0f4' } },
           { stroke: '#687085', grid: { stroke: '#eef0f4' }, size: 64, values: (_u, splits) => splits.map((v) => format(v)) },
@@ -47,7 +49,7 @@ export function TimeChart(props: {
             width: s.style === 'line' ? 2 : 0,
             fill: s.style === 'bars' ? s.color + 'cc' : undefined,
             paths: s.style === 'bars' ? bars : undefined,
-            points: { show: s.style === 'line' && props.x.length < 40 },
+            points: { show: s.style === 'line' && props.x.length <= 14 },
             value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
           })),
         ],

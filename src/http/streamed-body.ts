@@ -17,13 +17,18 @@ function tooLarge(limit: number): ProblemError {
   return new ProblemError('payload_too_large', `the body is larger than ${limit} bytes (IMPORT_MAX_BYTES)`);
 }
 
-/** The request's bytes, refused with 413 once they pass `limit`. */
+/** The request's bytes, refused with 413 once they pass `limit`; a body cut off by the client is a 400, not a 500. */
 async function* limited(source: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
   let size = 0;
-  for await (const chunk of source) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    yield chunk;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge(limit);
+      yield chunk;
+    }
+  } catch (error) {
+    if (error instanceof ProblemError) throw error;
+    throw new ProblemError('invalid_request', `the body could not be read: ${(error as Error).message}`);
   }
 }
 

@@ -121,6 +121,9 @@ describe('vouchers.import: happy path', () => {
   it('imports NDJSON, and rows sent as JSON text through RPC', async () => {
     const { key, workspaceId } = await service.newWorkspace();
     const campaignId = await discountCampaign(service, key);
+    // A code validated before it exists is known to the engine as missing: the import makes it read again.
+    const before = await service.api(key).post('/api/v1/vouchers/ND-3/validate', { order: { amount: 2_000, currency: 'EUR' } });
+    expect(before.body).toMatchObject({ valid: false, code: 'voucher_not_found' });
     const ndjson = [
       JSON.stringify({ code: 'ND-1', campaignId, metadata: { source: 'crm', nested: { a: 1 } }, active: false }),
       '',
@@ -142,6 +145,9 @@ describe('vouchers.import: happy path', () => {
       { code: 'ND-3', active: true, max_discount: 250, metadata: {} },
     ]);
 
+    const after = await service.api(key).post('/api/v1/vouchers/ND-3/validate', { order: { amount: 2_000, currency: 'EUR' } });
+    expect(after.body).toMatchObject({ valid: true, discount: { amount: 250 } });
+
     const rpc = await fetch(`${service.baseUrl}/api/rpc/vouchers.import`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -151,6 +157,25 @@ describe('vouchers.import: happy path', () => {
     expect(rpc.status, JSON.stringify(job)).toBe(201);
     expect(await awaitImport(service, key, job.id)).toMatchObject({ status: 'SUCCEEDED', counts: { read: 2, inserted: 2 } });
   });
+});
+
+describe('vouchers.import: races', () => {
+  it('lands each code once when imports of the same codes race, without a deadlock, and their counts add up', async () => {
+    const { key, workspaceId } = await service.newWorkspace();
+    const campaignId = await discountCampaign(service, key);
+    const codes = Array.from({ length: 20_000 }, (_, i) => `RACE-${i}`);
+    const orders = [codes, [...codes].reverse(), codes.filter((_, i) => i % 2).concat(codes.filter((_, i) => i % 2 === 0)), [...codes].sort()];
+    const posted = await Promise.all(
+      orders.map((order) => postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, csvChunks('code', order), CSV)),
+    );
+    const jobs = await Promise.all(posted.map((p) => awaitImport(service, key, p.body.id)));
+    expect(jobs.map((j) => j.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect(jobs.reduce((sum, j) => sum + j.counts.inserted, 0)).toBe(codes.length);
+    expect(jobs.reduce((sum, j) => sum + j.counts.rejected, 0)).toBe(codes.length * 3);
+    for (const job of jobs) expect(job.counts.inserted + job.counts.rejected).toBe(codes.length);
+    const { rows } = await service.pool.query('SELECT count(*)::int AS n, count(DISTINCT code)::int AS codes FROM vouchers WHERE workspace_id = $1', [workspaceId]);
+    expect(rows[0]).toEqual({ n: codes.length, codes: codes.length });
+  }, 60_000);
 });
 
 describe('vouchers.import: errors', () => {

@@ -2,10 +2,10 @@
 // points, racing spends that never overdraw, FIFO by expiry with refunds into the same buckets, transfers,
 // idempotent replays, bounds, tenancy and scopes. After every test the caches equal the ledger and the buckets.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { refundPoints } from '../../src/domains/loyalty/index.js';
+import { refundPoints, sweepPoints } from '../../src/domains/loyalty/index.js';
 import { withTransaction } from '../../src/platform/database.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { addPoints, createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, member, transactions } from './support.js';
+import { addPoints, createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, makeDue, member, transactions } from './support.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -229,6 +229,26 @@ describe('points', () => {
     expect((await member(api, m.id)).balance).toBe(Number.MAX_SAFE_INTEGER);
     expect((await api.post(`/api/v1/vouchers/${m.code}/disable`, {})).status).toBeLessThan(300);
     expect(await addPoints(api, m.id, -1)).toMatchObject({ ok: false, code: 'loyalty_member_inactive' });
+  });
+
+  it('expires a backlog of more than one batch in one sweep, each bucket once, and a second sweep finds nothing', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await createProgram(api);
+    const m = await joinMember(api, programId);
+    await service.pool.query(
+      `SELECT loyalty_grant($1, $2, 2, 'ADJUSTMENT', NULL, now() + interval '1 hour', 'test', NULL, NULL, NULL, NULL) FROM generate_series(1, 1200)`,
+      [workspaceId, m.id],
+    );
+    await addPoints(api, m.id, -1);
+    expect(await makeDue(service.pool, m.id, 'expires_at')).toBe(1_200);
+    const [first, second] = await Promise.all([sweepPoints(service.pool), sweepPoints(service.pool)]);
+    expect(first.expired + second.expired).toBe(1_200);
+    const notices = await service.pool.query(`SELECT 1 FROM events WHERE workspace_id = $1 AND type = 'loyalty.points.expiring'`, [workspaceId]);
+    expect(notices.rows).toHaveLength(0); // already past their expiry: expired, never announced
+    expect((await sweepPoints(service.pool)).expired).toBe(0);
+    expect((await member(api, m.id)).balance).toBe(0);
+    const expiredTotal = await service.pool.query(`SELECT sum(amount)::int AS s, count(*)::int AS n FROM loyalty_ledger_entries WHERE member_id = $1 AND type = 'POINTS_EXPIRED'`, [m.id]);
+    expect(expiredTotal.rows[0]).toEqual({ s: -2_399, n: 1_200 });
   });
 
   it('pages the ledger newest first with keyset cursors', async () => {

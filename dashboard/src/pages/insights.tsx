@@ -53,27 +53,37 @@ function Bars({ rows, empty, scale }: { rows: { label: ComponentChildren; value:
 
 type Periods = OutputOf<'insights.redemptions'>['data'];
 
-function perDay(periods: Periods) {
-  const x = [...new Set(periods.map((p) => Date.parse(p.period) / 1000))].sort((a, b) => a - b);
-  const index = new Map(x.map((t, i) => [t, i]));
+/**
+ * One x per day of the range, zero where the service left a day out. Days start at the workspace's midnight (the
+ * periods say where), so the days are counted from the first period; rounding absorbs a DST hour.
+ */
+function perDay(periods: Periods, from: string) {
+  const start = Date.parse(from) / 1000;
+  const now = Date.now() / 1000;
+  const anchor = periods.length ? Date.parse(periods[0]!.period) / 1000 : Math.floor(now / 86_400) * 86_400;
+  const first = anchor - Math.ceil((anchor - start) / 86_400) * 86_400;
+  const x: number[] = [];
+  for (let t = first; t <= now; t += 86_400) x.push(t);
+  const dayOf = (iso: string) => Math.round((Date.parse(iso) / 1000 - first) / 86_400);
   const currencies = [...new Set(periods.map((p) => p.currency ?? '—'))];
   const redemptions = x.map(() => 0);
   const rollbacks = x.map(() => 0);
   const discount = new Map(currencies.map((c) => [c, x.map(() => 0)]));
   for (const p of periods) {
-    const i = index.get(Date.parse(p.period) / 1000)!;
+    const i = dayOf(p.period);
+    if (i < 0 || i >= x.length) continue;
     redemptions[i]! += p.redemptions;
     rollbacks[i]! += p.rollbacks;
     discount.get(p.currency ?? '—')![i]! += p.discountAmount;
   }
   const totals = currencies.map((c) => ({ currency: c, discount: discount.get(c)!.reduce((a, b) => a + b, 0) }));
-  return { x, redemptions, rollbacks, discount, currencies, totals };
+  return { x, redemptions, rollbacks, discount, currencies, totals, any: periods.length > 0 };
 }
 
 function RedemptionCharts({ days }: { days: number }) {
   const from = useMemo(() => new Date(Date.now() - days * 86_400_000).toISOString(), [days]);
   const loaded = useLoad(() => call('insights.redemptions', { interval: 'day', from }), [from]);
-  const shaped = useMemo(() => (loaded.value ? perDay(loaded.value.data) : undefined), [loaded.value]);
+  const shaped = useMemo(() => (loaded.value ? perDay(loaded.value.data, from) : undefined), [loaded.value]);
   const counts = useMemo<ChartSeries[]>(
     () =>
       shaped
@@ -102,10 +112,10 @@ function RedemptionCharts({ days }: { days: number }) {
         ))}
       </div>
       <Card title="Redemptions per day" wide>
-        {shaped.x.length === 0 ? <p class="empty">No redemptions in this range.</p> : <TimeChart label="Redemptions per day" x={shaped.x} series={counts} />}
+        {!shaped.any ? <p class="empty">No redemptions in this range.</p> : <TimeChart label="Redemptions per day" x={shaped.x} series={counts} />}
       </Card>
       <Card title="Discount per day" wide>
-        {shaped.x.length === 0 ? <p class="empty">No discounts in this range.</p> : <TimeChart label="Discount per day" x={shaped.x} series={discounts} format={(v) => money(v)} />}
+        {!shaped.any ? <p class="empty">No discounts in this range.</p> : <TimeChart label="Discount per day" x={shaped.x} series={discounts} format={(v) => money(v)} />}
       </Card>
     </>
   );

@@ -120,7 +120,9 @@ export async function acceptImport(ctx: ImportContext, request: ImportRequest, o
   const client = await deps.db.connect();
   let job: Import;
   try {
+    const started = performance.now();
     const staged = await stageBody(client, request);
+    log.info({ kind: request.kind, rows: staged.rowsRead, ms: Math.round(performance.now() - started) }, 'import staged');
     if (staged.rowsRead === 0) throw invalidField('body', 'the body holds no rows');
     job = await ctx.mutate(async ({ tx, record }) => {
       const created = await insertImport(tx, actor.workspaceId, {
@@ -136,17 +138,17 @@ export async function acceptImport(ctx: ImportContext, request: ImportRequest, o
       return created;
     });
   } catch (error) {
-    await releaseSession(client, error);
+    await releaseSession(client);
     throw error;
   }
   void runImport({ client, deps, log, workspaceId: actor.workspaceId, job, readRejections: job.rejections, onMerged });
   return job;
 }
 
-async function releaseSession(client: pg.PoolClient, failure?: unknown): Promise<void> {
+/** Drops the staging tables and hands the session back; a session that cannot even do that is closed instead. */
+async function releaseSession(client: pg.PoolClient): Promise<void> {
   const dropped = await dropStaging(client).then(() => true, () => false);
-  // A session whose COPY or statement broke is not handed back to the pool.
-  client.release(dropped && !(failure instanceof Error && !(failure instanceof ProblemError) && /connection|terminat/i.test(failure.message)) ? undefined : true);
+  client.release(dropped ? undefined : true);
 }
 
 interface Run {
@@ -165,28 +167,31 @@ function mergedRejections(read: ImportRejection[], checked: ImportRejection[]): 
 
 async function runImport(run: Run): Promise<void> {
   const { client, workspaceId, job } = run;
-  let failure: unknown;
   try {
+    const started = performance.now();
     await markImportRunning(client, workspaceId, job.id);
     await client.query("SET work_mem = '128MB'");
     await indexStaging(client, job.kind === 'vouchers' ? 'code' : 'source_id');
     await rejectTakenCodes(client, workspaceId, job.kind);
     if (job.kind === 'vouchers') await checkCampaigns(client, workspaceId);
     await addImportRejections(client, workspaceId, job.id, await countRejections(client), mergedRejections(run.readRejections, await firstRejections(client)));
+    const checkedMs = Math.round(performance.now() - started);
     await mergeAll(run);
     const finishedJob = await withTransaction(run.deps.db, async (tx) => {
       const done = await finishImport(tx, workspaceId, job.id, { status: 'SUCCEEDED', rejections: mergedRejections(run.readRejections, await firstRejections(client)) });
       await recordEvent(tx, workspaceId, 'import.succeeded', eventPayload(done ?? job));
       return done;
     });
-    run.log.info({ importId: job.id, counts: finishedJob?.counts }, 'import finished');
+    const ms = { checked: checkedMs, merged: Math.round(performance.now() - started) - checkedMs };
+    run.log.info({ importId: job.id, counts: finishedJob?.counts, ms }, 'import finished');
   } catch (error) {
-    failure = error;
     run.log.warn({ err: (error as Error).message, importId: job.id }, 'import failed');
     await failImport(run, error).catch(() => undefined);
   } finally {
     await client.query('RESET work_mem').catch(() => undefined);
-    await releaseSession(client, failure);
+    await releaseSession(client);
+    // Also after a failure: the batches merged before it are there.
+    await run.onMerged().catch(() => undefined);
   }
 }
 
@@ -233,7 +238,6 @@ async function mergeAll(run: Run): Promise<void> {
     }
   }
   await analyzeTable(run.deps.db, job.kind).catch(() => undefined);
-  await run.onMerged().catch(() => undefined);
 }
 
 /** A batch of customers, their customer.created events and AUTO segment memberships, in one transaction. */
