@@ -41,6 +41,7 @@ async function start() {
     log,
     version: packageVersion,
     cursors: await createCursors(config),
+    rateLimits: config.rateLimits,
     engine: {
       partitions: config.partitions,
       cacheSize: config.engineCacheSize,

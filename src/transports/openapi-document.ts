@@ -39,6 +39,18 @@ function responsesOf(operation: Operation) {
           '415': problemResponse('Body is not application/json (`unsupported_media_type`)'),
         }
       : {}),
+    ...(operation.scope === NO_SCOPE
+      ? {}
+      : {
+          '429': {
+            ...problemResponse('The key (or, without a valid key, the client address) has used its rate limit (`rate_limited`)'),
+            headers: {
+              'Retry-After': { description: 'Seconds until a request is admitted again.', schema: { type: 'integer', minimum: 0 } },
+              RateLimit: { description: 'What is left: `"key";r=<left>;t=<seconds until full>` (IETF HTTPAPI draft).', schema: { type: 'string' } },
+              'RateLimit-Policy': { description: 'The limit: `"key";q=<burst>;w=<seconds>`.', schema: { type: 'string' } },
+            },
+          },
+        }),
     '500': problemResponse('Internal error (`internal_error`); never carries a stack'),
   };
 }

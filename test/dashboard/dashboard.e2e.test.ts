@@ -91,7 +91,7 @@ describe('the dashboard in Chromium', () => {
   it('creates a campaign', async () => {
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByRole('button', { name: 'New campaign' }).click();
-    await page.getByLabel('Name').fill('Spring sale');
+    await page.getByLabel('Name', { exact: true }).fill('Spring sale');
     await page.getByLabel('Currency').fill('EUR');
     await page.getByLabel('Value').fill('10');
     await page.getByRole('button', { name: 'Create campaign' }).click();
@@ -104,7 +104,7 @@ describe('the dashboard in Chromium', () => {
   it('creates an API key shown once, which works, and revokes it', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Create API key' }).click();
-    await page.getByLabel('Name').fill('checkout');
+    await page.getByLabel('Name', { exact: true }).fill('checkout');
     await page.getByRole('checkbox', { name: 'vouchers:write' }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const plaintext = (await page.getByTestId('new-key').textContent())!.trim();
@@ -142,8 +142,9 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Campaigns' }).click();
     await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Spring sale' }).click();
     await page.getByRole('button', { name: 'Edit' }).click();
-    await page.getByLabel('Name').fill('Spring sale 2026');
+    await page.getByLabel('Name', { exact: true }).fill('Spring sale 2026');
     await page.getByLabel('Uses per voucher').fill('1');
+    await shot('campaign-edit');
     await page.getByRole('button', { name: 'Save campaign' }).click();
     await page.getByRole('heading', { level: 1, name: 'Spring sale 2026' }).waitFor();
     await page.getByLabel('Generate', { exact: true }).fill('1200');
@@ -281,10 +282,36 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('img', { name: 'Redemptions per day' }).locator('canvas').waitFor();
     await page.getByRole('img', { name: 'Discount per day' }).locator('canvas').waitFor();
     await page.getByRole('region', { name: 'Top campaigns' }).getByText('Spring sale 2026').waitFor();
-    await expect.poll(() => page.getByRole('region', { name: 'Failures by code' }).textContent(), { timeout: 10_000 }).toContain('redemption_limit_reached');
+    // Refusals are counted in memory and written every 2 s: ask again until they are in.
+    const failures = page.getByRole('region', { name: 'Failures by code' });
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: '7 days' }).click();
+          await page.getByRole('button', { name: '30 days' }).click();
+          return failures.textContent();
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toContain('redemption_limit_reached');
     await expect.poll(() => page.getByRole('region', { name: 'Webhook health' }).textContent()).toMatch(/Delivered[1-9].*Dead0/);
     expect(await page.getByRole('alert').count()).toBe(0);
     await shot('insights');
+  }, 60_000);
+
+  it('edits the workspace settings, and shows a refusal as the problem detail', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Time zone').fill('Mars/Olympus_Mons');
+    await page.getByRole('button', { name: 'Save workspace' }).click();
+    const refusal = page.getByRole('form', { name: 'Workspace settings' }).getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/timeZone/);
+    await page.getByLabel('Time zone').fill('Europe/Berlin');
+    await page.getByLabel('Workspace name').fill('Dashboard shop');
+    await page.getByRole('button', { name: 'Save workspace' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await service.api(key).get('/api/v1/workspace')).body).toMatchObject({ name: 'Dashboard shop', timeZone: 'Europe/Berlin' });
+    await shot('settings-workspace');
   }, 60_000);
 
   it('shows a customer with their redemptions', async () => {

@@ -3,7 +3,7 @@
 import { useCallback, useState } from 'preact/hooks';
 import { ALL_SCOPES, type Scope } from '../../../src/contract/scopes.js';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, PageHeader, PagedTable } from '../components.js';
+import { Badge, ErrorNote, formatTime, PageHeader, PagedTable, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 
 function CreateKey({ grantable, onDone }: { grantable: Scope[]; onDone: (plaintext: string | undefined) => void }) {
@@ -212,6 +212,55 @@ function StaffUsers({ can, session }: Pick<PageProps, 'can' | 'session'>) {
   );
 }
 
+function WorkspaceSettings({ can }: Pick<PageProps, 'can'>) {
+  const workspace = useLoad(() => call('workspaces.current', {}), []);
+  const [draft, setDraft] = useState<{ name: string; timeZone: string; stackLimit: string } | undefined>(undefined);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const w = workspace.value;
+  const form = draft ?? (w ? { name: w.name, timeZone: w.timeZone, stackLimit: String(w.stackLimit) } : undefined);
+  const writable = can('workspaces:write');
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!form) return;
+    try {
+      await call('workspaces.update', { name: form.name, timeZone: form.timeZone, stackLimit: Number(form.stackLimit) });
+      setDraft(undefined);
+      setSaved(true);
+      setError(undefined);
+      workspace.reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const edit = (key: 'name' | 'timeZone' | 'stackLimit', value: string) => (setSaved(false), setDraft({ ...form!, [key]: value }));
+  return (
+    <section class="settings-section">
+      <div class="section-header">
+        <h2>Workspace</h2>
+      </div>
+      <ErrorNote error={workspace.error} />
+      {form && (
+        <form class="panel inline-form" onSubmit={submit} aria-label="Workspace settings">
+          <label for="workspace-name">Workspace name</label>
+          <input id="workspace-name" required maxLength={200} disabled={!writable} value={form.name} onInput={(e) => edit('name', e.currentTarget.value)} />
+          <label for="workspace-tz">Time zone</label>
+          <input id="workspace-tz" required disabled={!writable} placeholder="Europe/Berlin" value={form.timeZone} onInput={(e) => edit('timeZone', e.currentTarget.value)} />
+          <label for="workspace-stack">Vouchers per stack</label>
+          <input id="workspace-stack" class="narrow" type="number" min={1} max={30} required disabled={!writable} value={form.stackLimit} onInput={(e) => edit('stackLimit', e.currentTarget.value)} />
+          {writable && (
+            <button type="submit" class="button-primary" disabled={!draft}>
+              Save workspace
+            </button>
+          )}
+          {saved && <span class="muted small" role="status">Saved.</span>}
+          <ErrorNote error={error} />
+        </form>
+      )}
+    </section>
+  );
+}
+
 export function SettingsPage({ can, session }: PageProps) {
   return (
     <section>
@@ -227,6 +276,7 @@ export function SettingsPage({ can, session }: PageProps) {
         </div>
       </div>
       {can('api-keys:read') ? <ApiKeys can={can} /> : <p class="note">Your role cannot see API keys.</p>}
+      {can('workspaces:read') && <WorkspaceSettings can={can} />}
       {can('workspaces:read') && <StaffUsers can={can} session={session} />}
     </section>
   );
