@@ -30,7 +30,7 @@ function LazyInsights(props: PageProps) {
   const [error, setError] = useState<unknown>(undefined);
   useEffect(() => {
     insightsPage ??= import('./pages/insights.js').then((m) => m.InsightsPage);
-    insightsPage.then((component) => setPage({ component })).catch(setError);
+    insightsPage.then((component) => setPage({ component })).catch((e: unknown) => ((insightsPage = undefined), setError(e)));
   }, []);
   if (error) return <Placeholder title="Insights" text={`The page could not be loaded: ${messageOf(error)}`} />;
   return page ? <page.component {...props} /> : <div class="muted">Loading…</div>;
