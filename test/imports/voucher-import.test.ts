@@ -240,6 +240,22 @@ describe('vouchers.import: errors', () => {
   });
 });
 
+describe('vouchers.import: staging', () => {
+  it('drops the staging tables of an import whose session is gone, and keeps none of its own', async () => {
+    const { key } = await service.newWorkspace();
+    const campaignId = await discountCampaign(service, key);
+    const orphan = 'ab'.repeat(16);
+    await service.pool.query(`CREATE UNLOGGED TABLE import_rows_${orphan} (line bigint)`);
+    await service.pool.query(`CREATE UNLOGGED TABLE import_rejections_${orphan} (line bigint)`);
+    const posted = await postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, 'code\nSTAGED-1\n', CSV);
+    await awaitImport(service, key, posted.body.id);
+    // The tables go right after the import's last statement (within moments of SUCCEEDED).
+    await expect
+      .poll(async () => (await service.pool.query("SELECT relname FROM pg_class WHERE relkind = 'r' AND relname ~ '^import_(rows|rejections|templates)_'")).rows, { timeout: 5_000 })
+      .toEqual([]);
+  });
+});
+
 describe('vouchers.import: security', () => {
   it('needs vouchers:write, and an import of another workspace is not found', async () => {
     const { key } = await service.newWorkspace();

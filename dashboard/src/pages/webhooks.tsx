@@ -195,7 +195,7 @@ function Endpoint({ id, can }: { id: string; can: PageProps['can'] }) {
       {secret && <SecretOnce title="Copy the new signing secret now." value={secret} testId="new-secret" onDone={() => setSecret(undefined)} />}
       {w && (
         <div class="panel facts">
-          <div>
+          <div class="fact-wide">
             <span class="muted small">URL</span>
             <code>{w.url}</code>
           </div>

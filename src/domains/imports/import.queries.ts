@@ -1,6 +1,6 @@
-// SQL of bulk imports: the imports table (the job resource), the staging tables of the importing session (temporary:
-// one import's own, gone with its session), the set-based checks, and the merges into vouchers and customers in
-// batches. Values are always parameters; the staging tables' names are fixed.
+// SQL of bulk imports: the imports table (the job resource), an import's staging tables (UNLOGGED, its own, named by a
+// server-made random id, so that two sessions can merge its batches at once), the set-based checks, and the merges into
+// vouchers and customers in batches. Values are always parameters.
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Sql } from '../../platform/database.js';
@@ -103,7 +103,49 @@ export async function finishImport(
   return rows[0] && toImport(rows[0]);
 }
 
-// --- staging (the importing session's temporary tables) -------------------------------------------------------------
+// --- staging: an import's own UNLOGGED tables (rows, rejections, campaign templates), read by its merging sessions --
+
+/** The staging tables of one import; their names hold a server-made random id, never input. */
+export interface Staging {
+  id: string;
+  rows: string;
+  rejections: string;
+  templates: string;
+}
+
+const STAGING_ID = /^[0-9a-f]{32}$/;
+const STAGING_LOCK = 7243;
+
+export function stagingTables(id: string): Staging {
+  if (!STAGING_ID.test(id)) throw new Error('a staging id is 32 lower-case hex digits');
+  return { id, rows: `import_rows_${id}`, rejections: `import_rejections_${id}`, templates: `import_templates_${id}` };
+}
+
+/** The session that stages an import holds this lock until it has dropped the tables; it ends with the session. */
+export async function lockStaging(client: Sql, s: Staging): Promise<void> {
+  await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [STAGING_LOCK, s.id]);
+}
+
+export async function unlockStaging(client: Sql, s: Staging): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [STAGING_LOCK, s.id]);
+}
+
+/** Staging tables whose session is gone (its process stopped mid-import) are dropped: nobody holds their lock. */
+export async function dropOrphanedStaging(client: Sql): Promise<void> {
+  const { rows } = await client.query<{ id: string }>(
+    `SELECT substring(relname from 13) AS id FROM pg_class WHERE relkind = 'r' AND relname ~ '^import_rows_[0-9a-f]{32}$'`,
+  );
+  for (const { id } of rows) {
+    const s = stagingTables(id);
+    const { rows: got } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [STAGING_LOCK, s.id]);
+    if (!got[0]?.locked) continue;
+    try {
+      await dropStaging(client, s);
+    } finally {
+      await unlockStaging(client, s);
+    }
+  }
+}
 
 const STAGING_COLUMNS: Record<ImportKind, string> = {
   vouchers: `line bigint NOT NULL, code text NOT NULL, campaign_id uuid NOT NULL, active boolean, start_date timestamptz,
@@ -112,54 +154,54 @@ const STAGING_COLUMNS: Record<ImportKind, string> = {
   customers: 'line bigint NOT NULL, source_id text NOT NULL, email text, name text, metadata jsonb',
 };
 
-/** Fresh staging tables on this session (one import at a time per session), dropped by dropStaging. */
-export async function createStaging(client: Sql, kind: ImportKind): Promise<void> {
-  await client.query('DROP TABLE IF EXISTS pg_temp.import_rows, pg_temp.import_rejections, pg_temp.import_templates');
-  await client.query(`CREATE TEMPORARY TABLE import_rows (${STAGING_COLUMNS[kind]})`);
-  await client.query('CREATE TEMPORARY TABLE import_rejections (line bigint PRIMARY KEY, code text NOT NULL, reason text NOT NULL)');
+/** Fresh staging tables, dropped by dropStaging (or, after a crash, by dropOrphanedStaging). */
+export async function createStaging(client: Sql, s: Staging, kind: ImportKind): Promise<void> {
+  await client.query(`DROP TABLE IF EXISTS ${s.rows}, ${s.rejections}, ${s.templates}`);
+  await client.query(`CREATE UNLOGGED TABLE ${s.rows} (${STAGING_COLUMNS[kind]})`);
+  await client.query(`CREATE UNLOGGED TABLE ${s.rejections} (line bigint PRIMARY KEY, code text NOT NULL, reason text NOT NULL)`);
 }
 
-export async function dropStaging(client: Sql): Promise<void> {
-  await client.query('DROP TABLE IF EXISTS pg_temp.import_rows, pg_temp.import_rejections, pg_temp.import_templates');
+export async function dropStaging(client: Sql, s: Staging): Promise<void> {
+  await client.query(`DROP TABLE IF EXISTS ${s.rows}, ${s.rejections}, ${s.templates}`);
 }
 
-/** COPY FROM STDIN into import_rows: write COPY text lines, then end(). */
-export function copyIntoStaging(client: pg.PoolClient, columns: readonly string[]) {
-  return client.query(copyFrom(`COPY import_rows (line, ${columns.join(', ')}) FROM STDIN`));
+/** COPY FROM STDIN into the staged rows: write COPY text lines, then end(). */
+export function copyIntoStaging(client: pg.PoolClient, s: Staging, columns: readonly string[]) {
+  return client.query(copyFrom(`COPY ${s.rows} (line, ${columns.join(', ')}) FROM STDIN`));
 }
 
 /** After the COPY: the batch ranges read by line, and planner statistics of the staged rows. */
-export async function indexStaging(client: Sql, key: 'code' | 'source_id'): Promise<void> {
-  await client.query('CREATE INDEX ON import_rows (line)');
-  await client.query(`CREATE INDEX ON import_rows (${key === 'code' ? 'code' : 'source_id'})`);
-  await client.query('ANALYZE import_rows');
+export async function indexStaging(client: Sql, s: Staging, key: 'code' | 'source_id'): Promise<void> {
+  await client.query(`CREATE INDEX ON ${s.rows} (line)`);
+  await client.query(`CREATE INDEX ON ${s.rows} (${key === 'code' ? 'code' : 'source_id'})`);
+  await client.query(`ANALYZE ${s.rows}`);
 }
 
 /** Refuses (once per row: the first reason stands) rows whose code exists, then repeats of a code within the file. */
-export async function rejectTakenCodes(client: Sql, workspaceId: string, kind: ImportKind): Promise<void> {
+export async function rejectTakenCodes(client: Sql, s: Staging, workspaceId: string, kind: ImportKind): Promise<void> {
   const [table, key, code, reason] =
     kind === 'vouchers'
       ? ['vouchers', 'code', 'code_exists', 'a voucher with this code exists']
       : ['customers', 'source_id', 'source_id_exists', 'a customer with this sourceId exists'];
   await client.query(
-    `INSERT INTO import_rejections (line, code, reason)
-     SELECT r.line, $2, $3 FROM import_rows r WHERE EXISTS (SELECT 1 FROM ${table} t WHERE t.workspace_id = $1 AND t.${key} = r.${key})
+    `INSERT INTO ${s.rejections} (line, code, reason)
+     SELECT r.line, $2, $3 FROM ${s.rows} r WHERE EXISTS (SELECT 1 FROM ${table} t WHERE t.workspace_id = $1 AND t.${key} = r.${key})
      ON CONFLICT (line) DO NOTHING`,
     [workspaceId, code, reason],
   );
   await client.query(
-    `INSERT INTO import_rejections (line, code, reason)
+    `INSERT INTO ${s.rejections} (line, code, reason)
      SELECT line, 'duplicate_in_file', 'repeats row ' || first_line FROM (
-       SELECT line, min(line) OVER (PARTITION BY ${key}) AS first_line FROM import_rows
+       SELECT line, min(line) OVER (PARTITION BY ${key}) AS first_line FROM ${s.rows}
      ) repeats WHERE line > first_line
      ON CONFLICT (line) DO NOTHING`,
   );
 }
 
 /** The distinct campaigns the staged rows name that exist in the workspace (each read through the campaigns domain). */
-export async function stagedCampaignIds(client: Sql, workspaceId: string): Promise<string[]> {
+export async function stagedCampaignIds(client: Sql, s: Staging, workspaceId: string): Promise<string[]> {
   const { rows } = await client.query<{ campaign_id: string }>(
-    `SELECT staged.campaign_id FROM (SELECT DISTINCT campaign_id FROM import_rows) staged
+    `SELECT staged.campaign_id FROM (SELECT DISTINCT campaign_id FROM ${s.rows}) staged
      WHERE EXISTS (SELECT 1 FROM campaigns c WHERE c.workspace_id = $1 AND c.id = staged.campaign_id)`,
     [workspaceId],
   );
@@ -167,16 +209,16 @@ export async function stagedCampaignIds(client: Sql, workspaceId: string): Promi
 }
 
 /** The voucher fields of each importable campaign, as its template makes them. */
-export async function stageTemplates(client: Sql, templates: ReadonlyArray<{ campaignId: string; fields: VoucherFields }>): Promise<void> {
+export async function stageTemplates(client: Sql, s: Staging, templates: ReadonlyArray<{ campaignId: string; fields: VoucherFields }>): Promise<void> {
   await client.query(
-    `CREATE TEMPORARY TABLE import_templates (campaign_id uuid PRIMARY KEY, type text, discount jsonb, currency text,
+    `CREATE UNLOGGED TABLE ${s.templates} (campaign_id uuid PRIMARY KEY, type text, discount jsonb, currency text,
        active boolean, start_date timestamptz, expiration_date timestamptz, redemption_limit integer, per_customer_limit integer,
        priority integer, exclusive boolean, max_discount bigint, gift_amount bigint, validation_rule_ids uuid[], schedule jsonb,
        metadata jsonb)`,
   );
   for (const { campaignId, fields: f } of templates) {
     await client.query(
-      `INSERT INTO import_templates VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+      `INSERT INTO ${s.templates} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [
         campaignId, f.type, f.discount === null ? null : JSON.stringify(f.discount), f.currency, f.active, f.startDate, f.expirationDate,
         f.redemptionLimit, f.perCustomerLimit, f.priority, f.exclusive, f.maxDiscount, f.giftAmount, f.validationRuleIds,
@@ -187,43 +229,43 @@ export async function stageTemplates(client: Sql, templates: ReadonlyArray<{ cam
 }
 
 /** Rows of campaigns that are missing or make no importable voucher, and rows that do not fit their campaign. */
-export async function rejectRowsByCampaign(client: Sql, refused: ReadonlyArray<{ campaignId: string; reason: string }>): Promise<void> {
+export async function rejectRowsByCampaign(client: Sql, s: Staging, refused: ReadonlyArray<{ campaignId: string; reason: string }>): Promise<void> {
   await client.query(
-    `INSERT INTO import_rejections (line, code, reason)
+    `INSERT INTO ${s.rejections} (line, code, reason)
      SELECT r.line, CASE WHEN x.reason IS NULL THEN 'campaign_not_found' ELSE 'campaign_not_importable' END,
             COALESCE(x.reason, 'no campaign ' || r.campaign_id || ' in this workspace')
-     FROM import_rows r LEFT JOIN unnest($1::uuid[], $2::text[]) AS x (campaign_id, reason) ON x.campaign_id = r.campaign_id
-     WHERE x.campaign_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM import_templates t WHERE t.campaign_id = r.campaign_id)
+     FROM ${s.rows} r LEFT JOIN unnest($1::uuid[], $2::text[]) AS x (campaign_id, reason) ON x.campaign_id = r.campaign_id
+     WHERE x.campaign_id IS NOT NULL OR NOT EXISTS (SELECT 1 FROM ${s.templates} t WHERE t.campaign_id = r.campaign_id)
      ON CONFLICT (line) DO NOTHING`,
     [refused.map((r) => r.campaignId), refused.map((r) => r.reason)],
   );
   await client.query(
-    `INSERT INTO import_rejections (line, code, reason)
+    `INSERT INTO ${s.rejections} (line, code, reason)
      SELECT r.line, 'invalid_row',
             CASE WHEN r.gift_amount IS NOT NULL AND t.type <> 'GIFT_CARD' THEN 'gift.amount: only GIFT_CARD vouchers have gift credits'
                  ELSE 'expirationDate is before startDate' END
-     FROM import_rows r JOIN import_templates t ON t.campaign_id = r.campaign_id
+     FROM ${s.rows} r JOIN ${s.templates} t ON t.campaign_id = r.campaign_id
      WHERE (r.gift_amount IS NOT NULL AND t.type <> 'GIFT_CARD')
         OR COALESCE(r.start_date, t.start_date) > COALESCE(r.expiration_date, t.expiration_date)
      ON CONFLICT (line) DO NOTHING`,
   );
 }
 
-export async function countRejections(client: Sql): Promise<number> {
-  const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM import_rejections');
+export async function countRejections(client: Sql, s: Staging): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${s.rejections}`);
   return rows[0]!.n;
 }
 
-export async function firstRejections(client: Sql): Promise<ImportRejection[]> {
+export async function firstRejections(client: Sql, s: Staging): Promise<ImportRejection[]> {
   const { rows } = await client.query<{ line: number; code: RejectionCode; reason: string }>(
-    'SELECT line, code, reason FROM import_rejections ORDER BY line LIMIT $1',
+    `SELECT line, code, reason FROM ${s.rejections} ORDER BY line LIMIT $1`,
     [MAX_REPORTED_REJECTIONS],
   );
   return rows.map((r) => ({ row: r.line, code: r.code, reason: r.reason }));
 }
 
-export async function stagedLineRange(client: Sql): Promise<{ first: number; last: number } | undefined> {
-  const { rows } = await client.query<{ first: number | null; last: number | null }>('SELECT min(line) AS first, max(line) AS last FROM import_rows');
+export async function stagedLineRange(client: Sql, s: Staging): Promise<{ first: number; last: number } | undefined> {
+  const { rows } = await client.query<{ first: number | null; last: number | null }>(`SELECT min(line) AS first, max(line) AS last FROM ${s.rows}`);
   const { first, last } = rows[0]!;
   return first === null || last === null ? undefined : { first, last };
 }
@@ -239,7 +281,7 @@ export interface MergedBatch {
  * order; the template's fields under the row's own; gift cards with their CREDITS_ADDED entry; the import's counts
  * moved in the same statement.
  */
-export async function mergeVoucherBatch(client: Sql, workspaceId: string, importId: string, from: number, to: number): Promise<MergedBatch> {
+export async function mergeVoucherBatch(client: Sql, s: Staging, workspaceId: string, importId: string, from: number, to: number): Promise<MergedBatch> {
   const { rows } = await client.query<{ inserted: number; late: number }>(
     `WITH batch AS (
        SELECT r.line, r.code, r.campaign_id, t.type, t.discount, t.currency, COALESCE(r.active, t.active) AS active,
@@ -249,8 +291,8 @@ export async function mergeVoucherBatch(client: Sql, workspaceId: string, import
          COALESCE(r.max_discount, t.max_discount) AS max_discount,
          CASE WHEN t.type = 'GIFT_CARD' THEN COALESCE(r.gift_amount, t.gift_amount) END AS gift_amount,
          t.validation_rule_ids, t.schedule, COALESCE(r.metadata, t.metadata) AS metadata
-       FROM import_rows r JOIN import_templates t ON t.campaign_id = r.campaign_id
-       WHERE r.line BETWEEN $3 AND $4 AND NOT EXISTS (SELECT 1 FROM import_rejections x WHERE x.line = r.line)
+       FROM ${s.rows} r JOIN ${s.templates} t ON t.campaign_id = r.campaign_id
+       WHERE r.line BETWEEN $3 AND $4 AND NOT EXISTS (SELECT 1 FROM ${s.rejections} x WHERE x.line = r.line)
        ORDER BY r.code COLLATE "C"
      ), inserted AS (
        INSERT INTO vouchers (workspace_id, campaign_id, code, type, discount, currency, active, start_date, expiration_date,
@@ -265,7 +307,7 @@ export async function mergeVoucherBatch(client: Sql, workspaceId: string, import
        INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after)
        SELECT $1, id, 'CREDITS_ADDED', gift_balance, gift_balance FROM inserted WHERE gift_balance IS NOT NULL
      ), late AS (
-       INSERT INTO import_rejections (line, code, reason)
+       INSERT INTO ${s.rejections} (line, code, reason)
        SELECT b.line, 'code_exists', 'a voucher with this code was created during the import' FROM batch b
        WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.code = b.code)
        RETURNING line
@@ -293,6 +335,7 @@ export interface InsertedCustomer {
 /** One batch of customers (rows `from`..`to`), in sourceId order, inside the caller's transaction; the created ones. */
 export async function mergeCustomerBatch(
   tx: Sql,
+  s: Staging,
   workspaceId: string,
   importId: string,
   from: number,
@@ -301,8 +344,8 @@ export async function mergeCustomerBatch(
   const { rows } = await tx.query<{ id: string | null; source_id: string; email: string | null; name: string | null; metadata: Record<string, unknown>; created_at: Date; inserted: number; late: number }>(
     `WITH batch AS (
        SELECT r.line, r.source_id, r.email, r.name, COALESCE(r.metadata, '{}'::jsonb) AS metadata
-       FROM import_rows r
-       WHERE r.line BETWEEN $3 AND $4 AND NOT EXISTS (SELECT 1 FROM import_rejections x WHERE x.line = r.line)
+       FROM ${s.rows} r
+       WHERE r.line BETWEEN $3 AND $4 AND NOT EXISTS (SELECT 1 FROM ${s.rejections} x WHERE x.line = r.line)
        ORDER BY r.source_id COLLATE "C"
      ), inserted AS (
        INSERT INTO customers (workspace_id, source_id, email, name, metadata)
@@ -310,7 +353,7 @@ export async function mergeCustomerBatch(
        ON CONFLICT (workspace_id, source_id) DO NOTHING
        RETURNING id, source_id, email, name, metadata, created_at
      ), late AS (
-       INSERT INTO import_rejections (line, code, reason)
+       INSERT INTO ${s.rejections} (line, code, reason)
        SELECT b.line, 'source_id_exists', 'a customer with this sourceId was created during the import' FROM batch b
        WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.source_id = b.source_id)
        RETURNING line

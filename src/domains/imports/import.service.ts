@@ -1,6 +1,7 @@
 // Bulk import use cases. accept: the body streamed, each row checked in TypeScript and COPY'd into the session's
 // staging table; then the import recorded (with its one audit entry). run (in the background, on the same session):
 // set checks in SQL (taken codes, repeats within the file, campaigns), then merges in batches so locks stay short.
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
@@ -22,11 +23,13 @@ import {
   copyIntoStaging,
   countRejections,
   createStaging,
+  dropOrphanedStaging,
   dropStaging,
   finishImport,
   firstRejections,
   indexStaging,
   insertImport,
+  lockStaging,
   markImportRunning,
   mergeCustomerBatch,
   mergeVoucherBatch,
@@ -35,11 +38,21 @@ import {
   stagedCampaignIds,
   stagedLineRange,
   stageTemplates,
+  stagingTables,
+  unlockStaging,
+  type Staging,
 } from './import.queries.js';
 import { MAX_REPORTED_REJECTIONS, type Import, type ImportFormat, type ImportKind, type ImportRejection } from './import.schemas.js';
 
 /** Rows per merge statement: big enough for throughput, small enough that each statement's locks are short. */
 export const MERGE_BATCH_ROWS: Record<ImportKind, number> = { vouchers: 50_000, customers: 5_000 };
+/**
+ * Sessions merging voucher batches at once: the staged rows are free of repeats by then, so they never meet on a code;
+ * PostgreSQL then uses both cores of a small machine (one statement runs on one). Customers merge in one session.
+ */
+const VOUCHER_MERGE_SESSIONS = 2;
+/** Sorts of a whole file's codes (repeats within it) and of a batch stay in memory. */
+const MERGE_WORK_MEM = '128MB';
 /** COPY text is written in chunks of about this many characters. */
 const COPY_CHUNK = 256 * 1024;
 
@@ -67,10 +80,10 @@ interface Staged {
 }
 
 /** Reads the body row by row into import_rows by COPY; the rows refused on the way are counted and the first kept. */
-async function stageBody(client: pg.PoolClient, request: ImportRequest): Promise<Staged & { format: ImportFormat }> {
+async function stageBody(client: pg.PoolClient, s: Staging, request: ImportRequest): Promise<Staged & { format: ImportFormat }> {
   const { format, chunks } = bodyOf(request);
-  await createStaging(client, request.kind);
-  const copy = copyIntoStaging(client, ROW_KINDS[request.kind].columns);
+  await createStaging(client, s, request.kind);
+  const copy = copyIntoStaging(client, s, ROW_KINDS[request.kind].columns);
   const copied = finished(copy);
   copied.catch(() => undefined);
   const staged: Staged = { rowsRead: 0, rejected: 0, rejections: [] };
@@ -118,10 +131,13 @@ export interface ImportContext {
 export async function acceptImport(ctx: ImportContext, request: ImportRequest, onMerged: () => Promise<void>): Promise<Import> {
   const { deps, actor, log } = ctx;
   const client = await deps.db.connect();
+  const s = stagingTables(randomUUID().replaceAll('-', ''));
   let job: Import;
   try {
+    await lockStaging(client, s);
+    await dropOrphanedStaging(client);
     const started = performance.now();
-    const staged = await stageBody(client, request);
+    const staged = await stageBody(client, s, request);
     log.info({ kind: request.kind, rows: staged.rowsRead, ms: Math.round(performance.now() - started) }, 'import staged');
     if (staged.rowsRead === 0) throw invalidField('body', 'the body holds no rows');
     job = await ctx.mutate(async ({ tx, record }) => {
@@ -138,21 +154,24 @@ export async function acceptImport(ctx: ImportContext, request: ImportRequest, o
       return created;
     });
   } catch (error) {
-    await releaseSession(client);
+    await releaseSession(client, s);
     throw error;
   }
-  void runImport({ client, deps, log, workspaceId: actor.workspaceId, job, readRejections: job.rejections, onMerged });
+  void runImport({ client, s, deps, log, workspaceId: actor.workspaceId, job, readRejections: job.rejections, onMerged });
   return job;
 }
 
 /** Drops the staging tables and hands the session back; a session that cannot even do that is closed instead. */
-async function releaseSession(client: pg.PoolClient): Promise<void> {
-  const dropped = await dropStaging(client).then(() => true, () => false);
+async function releaseSession(client: pg.PoolClient, s: Staging): Promise<void> {
+  const dropped = await dropStaging(client, s)
+    .then(() => unlockStaging(client, s))
+    .then(() => true, () => false);
   client.release(dropped ? undefined : true);
 }
 
 interface Run {
   client: pg.PoolClient;
+  s: Staging;
   deps: ServiceDeps;
   log: Logger;
   workspaceId: string;
@@ -166,19 +185,19 @@ function mergedRejections(read: ImportRejection[], checked: ImportRejection[]): 
 }
 
 async function runImport(run: Run): Promise<void> {
-  const { client, workspaceId, job } = run;
+  const { client, s, workspaceId, job } = run;
   try {
     const started = performance.now();
     await markImportRunning(client, workspaceId, job.id);
-    await client.query("SET work_mem = '128MB'");
-    await indexStaging(client, job.kind === 'vouchers' ? 'code' : 'source_id');
-    await rejectTakenCodes(client, workspaceId, job.kind);
-    if (job.kind === 'vouchers') await checkCampaigns(client, workspaceId);
-    await addImportRejections(client, workspaceId, job.id, await countRejections(client), mergedRejections(run.readRejections, await firstRejections(client)));
+    await client.query(`SET work_mem = '${MERGE_WORK_MEM}'`);
+    await indexStaging(client, s, job.kind === 'vouchers' ? 'code' : 'source_id');
+    await rejectTakenCodes(client, s, workspaceId, job.kind);
+    if (job.kind === 'vouchers') await checkCampaigns(client, s, workspaceId);
+    await addImportRejections(client, workspaceId, job.id, await countRejections(client, s), mergedRejections(run.readRejections, await firstRejections(client, s)));
     const checkedMs = Math.round(performance.now() - started);
     await mergeAll(run);
     const finishedJob = await withTransaction(run.deps.db, async (tx) => {
-      const done = await finishImport(tx, workspaceId, job.id, { status: 'SUCCEEDED', rejections: mergedRejections(run.readRejections, await firstRejections(client)) });
+      const done = await finishImport(tx, workspaceId, job.id, { status: 'SUCCEEDED', rejections: mergedRejections(run.readRejections, await firstRejections(client, s)) });
       await recordEvent(tx, workspaceId, 'import.succeeded', eventPayload(done ?? job));
       return done;
     });
@@ -189,7 +208,7 @@ async function runImport(run: Run): Promise<void> {
     await failImport(run, error).catch(() => undefined);
   } finally {
     await client.query('RESET work_mem').catch(() => undefined);
-    await releaseSession(client);
+    await releaseSession(client, s);
     // Also after a failure: the batches merged before it are there.
     await run.onMerged().catch(() => undefined);
   }
@@ -201,7 +220,7 @@ function eventPayload(job: Import): Record<string, unknown> {
 
 async function failImport(run: Run, error: unknown): Promise<void> {
   const reason = error instanceof ProblemError ? error.message : 'the import stopped on a database error; rows merged before stay';
-  const rejections = await firstRejections(run.client).then((checked) => mergedRejections(run.readRejections, checked), () => undefined);
+  const rejections = await firstRejections(run.client, run.s).then((checked) => mergedRejections(run.readRejections, checked), () => undefined);
   await withTransaction(run.deps.db, async (tx) => {
     const failed = await finishImport(tx, run.workspaceId, run.job.id, { status: 'FAILED', error: reason, rejections });
     await recordEvent(tx, run.workspaceId, 'import.failed', eventPayload(failed ?? run.job));
@@ -209,10 +228,10 @@ async function failImport(run: Run, error: unknown): Promise<void> {
 }
 
 /** Each campaign the rows name, through its template: importable (its fields staged) or refused with a reason. */
-async function checkCampaigns(client: Sql, workspaceId: string): Promise<void> {
+async function checkCampaigns(client: Sql, s: Staging, workspaceId: string): Promise<void> {
   const templates: Array<{ campaignId: string; fields: VoucherFields }> = [];
   const refused: Array<{ campaignId: string; reason: string }> = [];
-  for (const campaignId of await stagedCampaignIds(client, workspaceId)) {
+  for (const campaignId of await stagedCampaignIds(client, s, workspaceId)) {
     const campaign = await findCampaign(client, workspaceId, campaignId);
     if (!campaign) continue;
     const result = applyVoucherTemplate({}, campaign, 'campaign.voucher');
@@ -220,31 +239,67 @@ async function checkCampaigns(client: Sql, workspaceId: string): Promise<void> {
     else if (result.fields.type === 'LOYALTY_CARD') refused.push({ campaignId, reason: 'loyalty cards are made by joining the program, not by import' });
     else templates.push({ campaignId, fields: result.fields });
   }
-  await stageTemplates(client, templates);
-  await rejectRowsByCampaign(client, refused);
+  await stageTemplates(client, s, templates);
+  await rejectRowsByCampaign(client, s, refused);
 }
 
 async function mergeAll(run: Run): Promise<void> {
-  const { client, workspaceId, job } = run;
-  const range = await stagedLineRange(client);
+  const { client, s, workspaceId, job } = run;
+  const range = await stagedLineRange(client, s);
   if (!range) return;
   const size = MERGE_BATCH_ROWS[job.kind];
-  for (let from = range.first; from <= range.last; from += size) {
-    const to = from + size - 1;
-    if (job.kind === 'vouchers') {
-      await retryDeadlocks(() => mergeVoucherBatch(client, workspaceId, job.id, from, to));
-    } else {
-      await retryDeadlocks(() => mergeCustomers(client, workspaceId, job.id, from, to));
-    }
+  const batches: Array<[number, number]> = [];
+  for (let from = range.first; from <= range.last; from += size) batches.push([from, from + size - 1]);
+  if (job.kind === 'vouchers') {
+    await mergeVouchersInSessions(run, batches);
+  } else {
+    for (const [from, to] of batches) await retryDeadlocks(() => mergeCustomers(client, s, workspaceId, job.id, from, to));
   }
   await analyzeTable(run.deps.db, job.kind).catch(() => undefined);
 }
 
+/** The import's own session and helpers from the pool take the next batch in turn until none is left. */
+async function mergeVouchersInSessions(run: Run, batches: Array<[number, number]>): Promise<void> {
+  const { s, workspaceId, job } = run;
+  let next = 0;
+  let failed = false;
+  const work = async (session: Sql) => {
+    while (!failed && next < batches.length) {
+      const [from, to] = batches[next++]!;
+      try {
+        await retryDeadlocks(() => mergeVoucherBatch(session, s, workspaceId, job.id, from, to));
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const helpers = batches.length > 1 ? VOUCHER_MERGE_SESSIONS - 1 : 0;
+  const sessions = [work(run.client)];
+  for (let i = 0; i < helpers; i++) {
+    sessions.push(
+      (async () => {
+        const helper = await run.deps.db.connect();
+        try {
+          await helper.query(`SET work_mem = '${MERGE_WORK_MEM}'`);
+          await work(helper);
+        } finally {
+          await helper.query('RESET work_mem').catch(() => undefined);
+          helper.release();
+        }
+      })(),
+    );
+  }
+  const outcomes = await Promise.allSettled(sessions);
+  const failure = outcomes.find((o) => o.status === 'rejected');
+  if (failure) throw (failure as PromiseRejectedResult).reason;
+}
+
 /** A batch of customers, their customer.created events and AUTO segment memberships, in one transaction. */
-async function mergeCustomers(client: pg.PoolClient, workspaceId: string, importId: string, from: number, to: number): Promise<void> {
+async function mergeCustomers(client: pg.PoolClient, s: Staging, workspaceId: string, importId: string, from: number, to: number): Promise<void> {
   await client.query('BEGIN');
   try {
-    const merged = await mergeCustomerBatch(client, workspaceId, importId, from, to);
+    const merged = await mergeCustomerBatch(client, s, workspaceId, importId, from, to);
     await recordEvents(
       client,
       merged.customers.map((c) => ({
