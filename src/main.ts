@@ -52,6 +52,7 @@ async function start() {
       logLevel: config.logLevel,
     },
     maxBodyBytes: config.maxBodyBytes,
+    importMaxBytes: config.importMaxBytes,
     hotPath: config.hotPathDispatcher,
     listen: { port: config.port, host: config.host },
     workerCheck: config.startWorker,

