@@ -186,6 +186,7 @@ function mergedRejections(read: ImportRejection[], checked: ImportRejection[]): 
 
 async function runImport(run: Run): Promise<void> {
   const { client, s, workspaceId, job } = run;
+  let told = false;
   try {
     const started = performance.now();
     await markImportRunning(client, workspaceId, job.id);
@@ -196,6 +197,9 @@ async function runImport(run: Run): Promise<void> {
     await addImportRejections(client, workspaceId, job.id, await countRejections(client, s), mergedRejections(run.readRejections, await firstRejections(client, s)));
     const checkedMs = Math.round(performance.now() - started);
     await mergeAll(run);
+    // The engine learns of the new codes before the job says SUCCEEDED: a client that sees it done can redeem them.
+    await run.onMerged().catch(() => undefined);
+    told = true;
     const finishedJob = await withTransaction(run.deps.db, async (tx) => {
       const done = await finishImport(tx, workspaceId, job.id, { status: 'SUCCEEDED', rejections: mergedRejections(run.readRejections, await firstRejections(client, s)) });
       await recordEvent(tx, workspaceId, 'import.succeeded', eventPayload(done ?? job));
@@ -210,7 +214,7 @@ async function runImport(run: Run): Promise<void> {
     await client.query('RESET work_mem').catch(() => undefined);
     await releaseSession(client, s);
     // Also after a failure: the batches merged before it are there.
-    await run.onMerged().catch(() => undefined);
+    if (!told) await run.onMerged().catch(() => undefined);
   }
 }
 
