@@ -13,6 +13,7 @@ import { packageVersion } from '../../src/platform/paths.js';
 import { startWebService, type WebService } from '../../src/web-service.js';
 import { apiClient, type ApiClient } from './api-client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { rateLimitsFromEnvironment } from '../../src/config.js';
 
 export interface TestService {
   baseUrl: string;
@@ -63,6 +64,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     listen: { port: 0, host: '127.0.0.1' },
     readinessChecks: options.readinessChecks?.(pool),
     extraHandlers: options.extraHandlers ?? [],
+    // Tests send bursts of requests without a valid key on purpose (bad input, unknown keys): the per-address limit
+    // is generous here unless a test sets RATE_LIMIT_* itself (the rate-limit tests do).
+    rateLimits: rateLimitsFromEnvironment({ RATE_LIMIT_PER_ADDRESS: '100000', RATE_LIMIT_BURST_PER_ADDRESS: '100000', ...process.env }),
   });
   const baseUrl = service.url;
   const engine = service.engine;
