@@ -6,7 +6,7 @@ import { MAX_AMOUNT, type Redemption } from './redemption.schemas.js';
 
 const REDEMPTIONS = `(SELECT r.*, rb.created_at AS rolled_back_at
                         FROM redemptions r LEFT JOIN redemption_rollbacks rb ON rb.redemption_id = r.id) AS r`;
-const COLUMNS = 'id, voucher_code, campaign_id, amount, kind, customer_id, order_id, order_amount, currency, stack_id, status, metadata, created_at, rolled_back_at';
+const COLUMNS = 'id, voucher_code, campaign_id, amount, points, kind, customer_id, order_id, order_amount, currency, stack_id, status, metadata, created_at, rolled_back_at';
 
 interface RedemptionRow {
   [column: string]: unknown;
@@ -14,7 +14,8 @@ interface RedemptionRow {
   voucher_code: string;
   campaign_id: string | null;
   amount: number;
-  kind: 'DISCOUNT' | 'GIFT';
+  points: number | null;
+  kind: Redemption['kind'];
   customer_id: string | null;
   order_id: string | null;
   order_amount: number | null;
@@ -31,6 +32,7 @@ function toRedemption(r: RedemptionRow): Redemption {
     id: r.id,
     voucherCode: r.voucher_code,
     amount: r.amount,
+    ...(r.points !== null ? { points: r.points } : {}),
     kind: r.kind,
     status: r.status,
     ...(r.campaign_id ? { campaignId: r.campaign_id } : {}),

@@ -5,7 +5,7 @@ import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from '
 import { conditionLeaves, type ConditionTree } from '../rules/condition.schemas.js';
 import { withinSchedule } from '../rules/schedule.rules.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
-import type { Explanation, ExplanationCode, Order, OrderTotals, ValidationOutcome } from './redemption.schemas.js';
+import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from './redemption.schemas.js';
 
 export type { CampaignSnapshot, VoucherSnapshot } from './voucher-snapshot.schemas.js';
 import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
@@ -33,9 +33,41 @@ export interface Reserved {
   balance: number;
 }
 
-/** Gift credits this caller may take: the balance less what stacks hold and other sessions reserve. */
-export function availableGift(v: VoucherSnapshot, use: UseContext): number {
-  return (v.giftBalance ?? 0) - use.heldBalance - (use.reserved?.balance ?? 0);
+/**
+ * The balance a voucher is paid from, in its own unit: a gift card's credits, a loyalty card's points (0 otherwise).
+ * Holds, reservations and a batch's takes of a voucher count in the same unit.
+ */
+export function storedBalance(v: VoucherSnapshot): number {
+  return v.type === 'LOYALTY_CARD' ? (v.points?.balance ?? 0) : (v.giftBalance ?? 0);
+}
+
+/** What this caller may take of the balance (credits or points): less what stacks hold and other sessions reserve. */
+export function availableBalance(v: VoucherSnapshot, use: UseContext): number {
+  return storedBalance(v) - use.heldBalance - (use.reserved?.balance ?? 0);
+}
+
+export interface PointValue {
+  points: number;
+  amount: number;
+}
+
+/** Money `points` are worth: floor(points × amount / value.points), computed exactly, at most 2^53-1. */
+export function pointsWorth(points: number, value: PointValue): number {
+  if (points <= 0) return 0;
+  const worth = (BigInt(points) * BigInt(value.amount)) / BigInt(value.points);
+  return worth > BigInt(MAX_AMOUNT) ? MAX_AMOUNT : Number(worth);
+}
+
+/** Points that pay `amount`: ceil(amount × value.points / value.amount). Never more than the points worth it. */
+export function pointsFor(amount: number, value: PointValue): number {
+  if (amount <= 0) return 0;
+  const per = BigInt(value.amount);
+  return Number((BigInt(amount) * BigInt(value.points) + per - 1n) / per);
+}
+
+/** What a grant takes from the voucher's own balance: gift credits, points, or nothing (a discount). */
+export function balanceTaken(g: Grant): number {
+  return g.kind === 'GIFT' ? g.amount : g.kind === 'POINTS' ? g.points : 0;
 }
 
 /** Redemptions and amount left in the tightest period of a campaign budget; null when that dimension is unlimited. */
@@ -51,12 +83,10 @@ export interface Refusal {
   details?: Record<string, unknown>;
 }
 
-export interface Grant {
-  ok: true;
-  kind: 'DISCOUNT' | 'GIFT';
-  amount: number;
-  discountType: string;
-}
+/** What a voucher gives: a discount, gift credits, or money paid with points (`points` taken for `amount`). */
+export type Grant =
+  | { ok: true; kind: 'DISCOUNT' | 'GIFT'; amount: number; discountType: string }
+  | { ok: true; kind: 'POINTS'; amount: number; points: number; discountType: 'LOYALTY_POINTS' };
 
 export type Decision = Refusal | Grant;
 
@@ -184,21 +214,23 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
   if (c && (!c.active || (c.startDate !== null && now < c.startDate) || (c.expirationDate !== null && now > c.expirationDate))) {
     return refusal('campaign_inactive', { campaignId: c.id });
   }
-  if (!v.active) return refusal('voucher_disabled');
+  if (!v.active) return refusal(v.type === 'LOYALTY_CARD' ? 'loyalty_member_inactive' : 'voucher_disabled');
   if (v.startDate !== null && now < v.startDate) return refusal('voucher_not_started', { startDate: new Date(v.startDate).toISOString() });
   if (v.expirationDate !== null && now > v.expirationDate) return refusal('voucher_expired', { expirationDate: new Date(v.expirationDate).toISOString() });
   if ((c?.schedule && !withinSchedule(c.schedule, now, v.timeZone)) || (v.schedule && !withinSchedule(v.schedule, now, v.timeZone))) {
     return refusal('outside_schedule');
   }
-  if (v.type === 'LOYALTY_CARD') return refusal('voucher_type_not_redeemable', { type: v.type });
+  const card = v.type === 'LOYALTY_CARD';
+  if (card && !v.points?.value) return refusal('loyalty_pay_with_points_disabled');
   const gift = v.type === 'GIFT_CARD';
-  if (!request.order && (!gift || request.amount === undefined)) return refusal('order_required');
+  if (!request.order && (v.type === 'DISCOUNT' || request.amount === undefined)) return refusal('order_required');
   const currency = voucherCurrency(v);
   if (request.order && currency !== null && request.order.currency !== currency) {
     return refusal('currency_mismatch', { orderCurrency: request.order.currency, voucherCurrency: currency });
   }
-  if ((v.perCustomerLimit !== null || v.customerId !== null) && !use.customerGiven) return refusal('customer_required');
-  if (v.customerId !== null && use.customerId !== v.customerId) return refusal('voucher_assigned_to_other_customer');
+  // A loyalty card's code is its member's: it pays without naming the customer, but never for another one.
+  if ((v.perCustomerLimit !== null || (v.customerId !== null && !card)) && !use.customerGiven) return refusal('customer_required');
+  if (v.customerId !== null && use.customerGiven && use.customerId !== v.customerId) return refusal('voucher_assigned_to_other_customer');
   const reserved = use.reserved?.uses ?? 0;
   if (v.redemptionLimit !== null && v.redeemedCount + use.heldUses + reserved >= v.redemptionLimit) {
     return refusal('redemption_limit_reached', { limit: v.redemptionLimit, ...(reserved ? { reserved } : {}) });
@@ -206,10 +238,22 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
   if (v.perCustomerLimit !== null && use.customerUses >= v.perCustomerLimit) {
     return refusal('per_user_redemption_limit_reached', { limit: v.perCustomerLimit });
   }
+  if (card) {
+    // Points held by stacks or reserved by other sessions are there, but not for this caller.
+    const points = availableBalance(v, use);
+    const worth = pointsWorth(points, v.points!.value!);
+    if (worth <= 0 || (request.amount !== undefined && request.amount > worth)) {
+      return refusal('loyalty_points_insufficient', {
+        points: Math.max(0, points),
+        balance: worth,
+        ...(request.amount !== undefined ? { amount: request.amount } : {}),
+      });
+    }
+  }
   if (gift) {
     if ((v.giftBalance ?? 0) - use.heldBalance <= 0) return refusal('gift_balance_zero');
     // Credits reserved by other sessions are there, but not for this caller.
-    const balance = availableGift(v, use);
+    const balance = availableBalance(v, use);
     const reservedBalance = use.reserved?.balance ?? 0;
     if (balance <= 0 || (request.amount !== undefined && request.amount > balance)) {
       return refusal('gift_balance_insufficient', {
@@ -238,14 +282,17 @@ export function startOrder(order: Order | undefined): OrderState {
 
 /** What an eligible voucher gives against what is left of the order; `state` moves on when `apply` is true. */
 export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, state: OrderState, apply: boolean): Grant {
-  if (v.type === 'GIFT_CARD') {
-    const balance = availableGift(v, use);
+  if (v.type === 'GIFT_CARD' || v.type === 'LOYALTY_CARD') {
+    // A card pays like a gift card whose money is what its points are worth; the points taken are what pays that.
+    const value = v.type === 'LOYALTY_CARD' ? v.points!.value! : undefined;
+    const balance = value ? pointsWorth(availableBalance(v, use), value) : availableBalance(v, use);
     const wanted = request.amount ?? Math.min(balance, state.remaining);
     const amount = request.order ? Math.min(wanted, state.remaining) : wanted;
     if (apply) {
       state.remaining -= amount;
       state.giftAmount += amount;
     }
+    if (value) return { ok: true, kind: 'POINTS', amount, points: pointsFor(amount, value), discountType: 'LOYALTY_POINTS' };
     return { ok: true, kind: 'GIFT', amount, discountType: 'GIFT_CARD' };
   }
   const discount = v.discount!;
@@ -304,13 +351,14 @@ export function validationOutcome(v: VoucherSnapshot | undefined, use: UseContex
   if (!decision.ok) return { valid: false, ...refusalFields(decision) };
   return {
     valid: true,
-    discount: { type: decision.discountType, amount: decision.amount },
+    discount: { type: decision.discountType, amount: decision.amount, ...(decision.kind === 'POINTS' ? { points: decision.points } : {}) },
     ...(request.order ? { order: orderTotals(request.order, state) } : {}),
     voucher: {
       code: v!.code,
       type: v!.type,
       ...(v!.campaignId ? { campaignId: v!.campaignId } : {}),
-      ...(v!.type === 'GIFT_CARD' ? { balance: Math.max(0, availableGift(v!, use)) } : {}),
+      ...(v!.type === 'GIFT_CARD' ? { balance: Math.max(0, availableBalance(v!, use)) } : {}),
+      ...(v!.type === 'LOYALTY_CARD' ? { balance: pointsWorth(availableBalance(v!, use), v!.points!.value!), points: Math.max(0, availableBalance(v!, use)) } : {}),
     },
   };
 }

@@ -141,7 +141,8 @@ export const VoucherSummary = z.object({
   code: z.string(),
   type: z.enum(['DISCOUNT', 'GIFT_CARD', 'LOYALTY_CARD']),
   campaignId: Uuid.optional(),
-  balance: Money.optional(),
+  balance: Money.optional().meta({ description: "A gift card's credits, or what a loyalty card's points are worth, that this caller may use." }),
+  points: z.number().int().min(0).optional().meta({ description: "A loyalty card's points this caller may use." }),
 });
 
 const OutcomeBase = {
@@ -154,7 +155,7 @@ export const ValidationOutcome = z
   .object({
     valid: z.boolean(),
     ...OutcomeBase,
-    discount: z.object({ type: z.string(), amount: Money }).optional(),
+    discount: z.object({ type: z.string(), amount: Money, points: z.number().int().min(0).optional().meta({ description: 'Points a loyalty card would pay them with.' }) }).optional(),
     order: OrderTotals.optional(),
     voucher: VoucherSummary.optional(),
     session: ValidationSession.optional(),
@@ -169,6 +170,7 @@ export const RedemptionSummary = z.object({
   voucherCode: z.string().meta({ description: "The voucher's code; for a promotion tier its internal code `tier:<tierId>`." }),
   tierId: Uuid.optional().meta({ description: 'Set when a promotion tier was redeemed.' }),
   amount: Money.meta({ description: 'Discount applied, or gift credits taken, in minor units.' }),
+  points: z.number().int().min(1).optional().meta({ description: 'Loyalty points taken to pay `amount` (a loyalty card paying with points).' }),
   customerId: Uuid.optional(),
   orderId: z.string().optional(),
   stackId: Uuid.optional(),
@@ -247,7 +249,7 @@ export const StackOutcome = z
 export type StackOutcome = z.infer<typeof StackOutcome>;
 
 export const Redemption = RedemptionSummary.extend({
-  kind: z.enum(['DISCOUNT', 'GIFT']),
+  kind: z.enum(['DISCOUNT', 'GIFT', 'POINTS']),
   campaignId: Uuid.optional(),
   orderAmount: Money.optional(),
   currency: Currency.optional(),

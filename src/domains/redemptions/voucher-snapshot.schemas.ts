@@ -29,6 +29,12 @@ export interface CampaignSnapshot {
   budget: Budget | null;
 }
 
+/** A loyalty card's balance in points; `value`: the program's payWithPoints.pointValue (`points` are worth `amount`). */
+export interface CardPoints {
+  balance: number;
+  value: { points: number; amount: number } | null;
+}
+
 /** What the engine knows of a voucher (and its campaign) when it decides. Dates in epoch ms. */
 export interface VoucherSnapshot {
   id: string;
@@ -49,6 +55,8 @@ export interface VoucherSnapshot {
   maxDiscount: number | null;
   customerId: string | null;
   giftBalance: number | null;
+  /** A loyalty card's points, and what they are worth at checkout (null: the program does not pay with points). */
+  points: CardPoints | null;
   validationRuleIds: string[];
   configVersion: number;
   campaign: CampaignSnapshot | null;

@@ -32,7 +32,7 @@ export interface RedemptionRow {
   voucherCode: string;
   campaignId: string | null;
   amount: number;
-  kind: 'DISCOUNT' | 'GIFT';
+  kind: 'DISCOUNT' | 'GIFT' | 'POINTS';
   customerId: string | null;
   orderId: string | null;
   orderAmount: number | null;

@@ -26,6 +26,7 @@ import {
   type VoucherDelta,
 } from './batch-commit.sql.js';
 import { loadIdempotencyKeys, type StoredKey, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
+import { debitPoints, refundPoints, type PointsDebit, type PointsRefund } from './points-moves.sql.js';
 
 export interface WritePlan {
   keys: StoredKey[];
@@ -47,6 +48,9 @@ export interface WritePlan {
   sessions: Map<string, SessionWrite>;
   /** Insight figures by `workspace campaign currency hour`: the batch's sums, one row each. */
   rollups: Map<string, RollupDelta>;
+  /** Loyalty cards paying with points, and rollbacks giving points back: written after the batch statement. */
+  pointsDebits: PointsDebit[];
+  pointsRefunds: PointsRefund[];
 }
 
 export function emptyPlan(): WritePlan {
@@ -64,13 +68,15 @@ export function emptyPlan(): WritePlan {
     audited: [],
     sessions: new Map(),
     rollups: new Map(),
+    pointsDebits: [],
+    pointsRefunds: [],
   };
 }
 
 export const usageKey = (voucherId: string, customerId: string) => `${voucherId} ${customerId}`;
 
 export function isEmpty(plan: WritePlan): boolean {
-  return plan.keys.length === 0 && plan.deltas.size === 0 && plan.rollbackIds.length === 0 && plan.events.length === 0 && plan.audited.length === 0 && plan.sessions.size === 0;
+  return plan.keys.length === 0 && plan.pointsDebits.length === 0 && plan.deltas.size === 0 && plan.rollbackIds.length === 0 && plan.events.length === 0 && plan.audited.length === 0 && plan.sessions.size === 0;
 }
 
 export type CommitResult =
@@ -89,11 +95,12 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
 
 /**
  * Commits a plan in one statement (its own transaction). A failed guard names what was stale, to reload. A plan with
- * audited writes adds their entries (and events) in that transaction; a plan of redemptions only stays one statement.
+ * audited writes or points moves adds them in that transaction; a plan of redemptions only stays one statement.
  */
 export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter): Promise<CommitResult> {
   const writes = batchWritesOf(plan, rollup);
-  const result = plan.audited.length ? await commitAudited(db, plan, writes) : await commitBatch(db, writes);
+  const inTransaction = plan.audited.length > 0 || plan.pointsDebits.length > 0 || plan.pointsRefunds.length > 0;
+  const result = inTransaction ? await commitInTransaction(db, plan, writes) : await commitBatch(db, writes);
   if (!result.ok) {
     switch (result.failed) {
       case 'keys': {
@@ -155,14 +162,17 @@ class GuardFailed extends Error {
 }
 
 /**
- * The batch statement, then the audit entries and events of its rollbacks and adjustments, in one transaction: they
- * commit together or not at all, and a retried batch (guard failure, deadlock) starts from nothing, never doubled.
+ * The batch statement, then the points moves of loyalty cards and the audit entries and events of its rollbacks and
+ * adjustments, in one transaction: they commit together or not at all, and a retried batch (guard failure, deadlock)
+ * starts from nothing, never doubled. A card whose points no longer cover a debit fails the batch like a stale voucher.
  */
-async function commitAudited(db: Pool, plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
+async function commitInTransaction(db: Pool, plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
   try {
     return await withTransaction(db, async (tx) => {
       const result = await commitBatch(tx, writes);
       if (!result.ok) throw new GuardFailed(result);
+      if (!(await debitPoints(tx, plan.pointsDebits))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
+      await refundPoints(tx, plan.pointsRefunds);
       settle(plan, result.vouchers);
       await recordAuditedWrites(tx, plan.audited);
       return result;
@@ -175,8 +185,10 @@ async function commitAudited(db: Pool, plan: WritePlan, writes: BatchWrites): Pr
 
 export interface RedemptionDraft {
   voucher: VoucherSnapshot;
-  kind: 'DISCOUNT' | 'GIFT';
+  kind: 'DISCOUNT' | 'GIFT' | 'POINTS';
   amount: number;
+  /** Points a loyalty card pays `amount` with (kind POINTS). */
+  points?: number | undefined;
   customerId: string | null;
   order: Order | undefined;
   metadata: Record<string, unknown> | undefined;
@@ -191,10 +203,20 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0);
   if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
+  const points = kind === 'POINTS' ? (draft.points ?? 0) : 0;
+  if (points > 0) {
+    plan.pointsDebits.push({ workspaceId: v.workspaceId, memberId: v.id, redemptionId: id, points, orderId: order?.id ?? null });
+    plan.events.push({
+      workspaceId: v.workspaceId,
+      type: 'loyalty.points.spent',
+      payload: { memberId: v.id, programId: v.campaignId, points, amount, redemptionId: id, ...(order?.id ? { orderId: order.id } : {}) },
+    });
+  }
   planBudget(plan, v, createdAt.getTime(), 1, amount);
   const rollup = planRollup(plan, { workspaceId: v.workspaceId, campaignId: v.campaignId, currency: order?.currency ?? v.currency }, createdAt, v.timeZone);
   rollup.redemptions += 1;
-  if (kind === 'GIFT') rollup.giftAmount = Math.min(rollup.giftAmount + amount, MAX_AMOUNT);
+  // Money paid with points counts as credits, like a gift card's: it is not a discount.
+  if (kind !== 'DISCOUNT') rollup.giftAmount = Math.min(rollup.giftAmount + amount, MAX_AMOUNT);
   else rollup.discountAmount = Math.min(rollup.discountAmount + amount, MAX_AMOUNT);
   plan.redemptions.push({
     workspaceId: v.workspaceId,
@@ -219,6 +241,7 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
       redemptionId: id,
       ...(v.kind === 'TIER' ? { tierId: v.id, campaignId: v.campaignId } : { voucherCode: v.code }),
       amount,
+      ...(points > 0 ? { points } : {}),
       ...(customerId ? { customerId } : {}),
       ...(order?.id ? { orderId: order.id } : {}),
       ...(draft.stackId ? { stackId: draft.stackId } : {}),
@@ -241,14 +264,17 @@ export function planRollback(
   const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount };
   const rollup = planRollup(plan, redemption, rollback.createdAt, timeZone);
   rollup.rollbacks += 1;
-  if (redemption.kind === 'GIFT') rollup.rolledBackGift = Math.min(rollup.rolledBackGift + redemption.amount, MAX_AMOUNT);
+  if (redemption.kind !== 'DISCOUNT') rollup.rolledBackGift = Math.min(rollup.rolledBackGift + redemption.amount, MAX_AMOUNT);
   else rollup.rolledBackDiscount = Math.min(rollup.rolledBackDiscount + redemption.amount, MAX_AMOUNT);
   plan.rollbackIds.push(redemption.id);
   plan.rollbacks.push(row);
+  if (redemption.kind === 'POINTS' && redemption.points) {
+    plan.pointsRefunds.push({ workspaceId: row.workspaceId, redemptionId: redemption.id, rollbackId: row.id });
+  }
   plan.events.push({
     workspaceId: row.workspaceId,
     type: 'voucher.redeemed.rolled_back',
-    payload: { rollbackId: row.id, redemptionId: row.redemptionId, voucherCode: row.voucherCode, amount: row.amount },
+    payload: { rollbackId: row.id, redemptionId: row.redemptionId, voucherCode: row.voucherCode, amount: row.amount, ...(redemption.points ? { points: redemption.points } : {}) },
   });
   plan.audited.push({ kind: 'rollback', trail, rollback: row });
 }
@@ -338,6 +364,8 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
     merged.rollbacks.push(...plan.rollbacks);
     merged.events.push(...plan.events);
     merged.audited.push(...plan.audited);
+    merged.pointsDebits.push(...plan.pointsDebits);
+    merged.pointsRefunds.push(...plan.pointsRefunds);
     for (const [key, session] of plan.sessions) merged.sessions.set(key, session);
     for (const [id, d] of plan.deltas) {
       const into = merged.deltas.get(id);

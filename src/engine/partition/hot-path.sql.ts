@@ -26,6 +26,8 @@ interface SnapshotRow {
   max_discount: number | null;
   customer_id: string | null;
   gift_balance: number | null;
+  points_balance: number;
+  c_point_value: { points: number; amount: number } | null;
   validation_rule_ids: string[];
   config_version: number;
   c_active: boolean | null;
@@ -83,6 +85,7 @@ function toSnapshot(r: SnapshotRow): VoucherSnapshot {
     maxDiscount: r.max_discount,
     customerId: r.customer_id,
     giftBalance: r.gift_balance,
+    points: r.type === 'LOYALTY_CARD' ? { balance: r.points_balance, value: r.c_point_value } : null,
     validationRuleIds: r.validation_rule_ids,
     configVersion: r.config_version,
     campaign,
@@ -102,11 +105,12 @@ function toSnapshot(r: SnapshotRow): VoucherSnapshot {
  */
 export const SNAPSHOT_SELECT = `SELECT v.id, v.workspace_id, v.code, v.type, v.campaign_id, v.discount, v.currency, v.active, v.start_date,
             v.expiration_date, v.redemption_limit, v.redeemed_count, v.per_customer_limit, v.priority, v.exclusive,
-            v.max_discount, v.customer_id, v.gift_balance, v.validation_rule_ids, v.config_version,
+            v.max_discount, v.customer_id, v.gift_balance, v.points_balance, v.validation_rule_ids, v.config_version,
             v.kind, v.name, v.schedule, w.time_zone,
             c.active AS c_active, c.start_date AS c_start_date, c.expiration_date AS c_expiration_date,
             c.currency AS c_currency, c.priority AS c_priority, c.exclusive AS c_exclusive, c.version AS c_version,
             c.validation_rule_ids AS c_validation_rule_ids, c.schedule AS c_schedule, c.budget AS c_budget,
+            c.loyalty->'payWithPoints'->'pointValue' AS c_point_value,
             CASE WHEN cardinality(v.validation_rule_ids) = 0 AND coalesce(cardinality(c.validation_rule_ids), 0) = 0
                  THEN '[]'::json
                  ELSE (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'conditions', r.conditions,
@@ -226,7 +230,9 @@ export interface StoredRedemption {
   voucherId: string;
   voucherCode: string;
   amount: number;
-  kind: 'DISCOUNT' | 'GIFT';
+  kind: 'DISCOUNT' | 'GIFT' | 'POINTS';
+  /** Points taken by a loyalty card (kind POINTS), given back by its rollback. */
+  points: number | null;
   customerId: string | null;
   status: 'SUCCEEDED' | 'ROLLED_BACK';
   campaignId: string | null;
@@ -237,8 +243,8 @@ export interface StoredRedemption {
 
 export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<StoredRedemption[]> {
   if (ids.length === 0) return [];
-  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: 'DISCOUNT' | 'GIFT'; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; created_at: Date }>(db, 'engine.loadRedemptions.12',
-    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, customer_id, status, campaign_id, currency, created_at FROM redemptions WHERE id = ANY($1::uuid[])`,
+  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: StoredRedemption['kind']; points: number | null; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; created_at: Date }>(db, 'engine.loadRedemptions.13',
+    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, points, customer_id, status, campaign_id, currency, created_at FROM redemptions WHERE id = ANY($1::uuid[])`,
     [ids],
   );
   return rows.map((r) => ({
@@ -248,6 +254,7 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
     voucherCode: r.voucher_code,
     amount: r.amount,
     kind: r.kind,
+    points: r.points,
     customerId: r.customer_id,
     status: r.status,
     campaignId: r.campaign_id,

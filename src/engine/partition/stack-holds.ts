@@ -3,6 +3,7 @@
 // after 30 s.
 import type { CustomerUse, PartitionCall } from '../messages.js';
 import { useContext, voucherKey, type Hold, type HotVoucher } from './voucher-state-cache.js';
+import { storedBalance } from '../../domains/redemptions/redemption.rules.js';
 
 const HOLD_TIMEOUT_MS = 30_000;
 
@@ -31,7 +32,7 @@ export class StackHolds {
       const use = useContext(entries[i]!, customer.id, customer.given, undefined, reserved);
       if (v.redemptionLimit !== null && v.redeemedCount + use.heldUses + reserved.uses + 1 > v.redemptionLimit) return { ok: false };
       if (v.perCustomerLimit !== null && use.customerUses + 1 > v.perCustomerLimit) return { ok: false };
-      if (item.balance > 0 && (v.giftBalance ?? 0) - use.heldBalance - reserved.balance < item.balance) return { ok: false };
+      if (item.balance > 0 && storedBalance(v) - use.heldBalance - reserved.balance < item.balance) return { ok: false };
     }
     const holds = items.map((item, i) => take(entries[i]!, voucherKey(call.workspaceId, item.code), item.balance, customer));
     const timer = setTimeout(() => this.release(call.holdId, false), HOLD_TIMEOUT_MS);

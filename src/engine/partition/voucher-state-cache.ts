@@ -77,10 +77,13 @@ export class VoucherStateCache {
     return this.entries.peek(key);
   }
 
-  /** The entry when it can be decided on without a load. */
+  /**
+   * The entry when it can be decided on without a load. Never a loyalty card: its points change outside the engine
+   * too (earning, rewards, transfers, expiry), so it is read again for every batch that decides on it.
+   */
   fresh(key: string, now: number): HotVoucher | undefined {
     const entry = this.entries.get(key);
-    if (!entry || entry.stale || now - entry.loadedAt > this.ttlMs) return undefined;
+    if (!entry || entry.stale || now - entry.loadedAt > this.ttlMs || entry.snapshot?.type === 'LOYALTY_CARD') return undefined;
     return entry;
   }
 

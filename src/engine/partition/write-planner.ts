@@ -4,6 +4,7 @@
 import { invalidField, ProblemError } from '../../contract/problems.js';
 import { uuidv7 } from '../../platform/ids.js';
 import {
+  balanceTaken,
   decideSingle,
   messageOf,
   orderTotals,
@@ -120,7 +121,7 @@ class BatchPlanner {
       const voucher = v!;
       const t = this.take(entry!);
       t.uses += 1;
-      if (decision.kind === 'GIFT') t.balance += decision.amount;
+      t.balance += balanceTaken(decision);
       if (voucher.campaign?.budget) {
         const c = this.campaignTaken.get(voucher.campaign.id) ?? { uses: 0, amount: 0 };
         this.campaignTaken.set(voucher.campaign.id, { uses: c.uses + 1, amount: c.amount + decision.amount });
@@ -134,6 +135,7 @@ class BatchPlanner {
         voucher,
         kind: decision.kind,
         amount: decision.amount,
+        points: decision.kind === 'POINTS' ? decision.points : undefined,
         customerId: call.customer.id,
         order: call.order,
         metadata: call.metadata,
@@ -147,6 +149,7 @@ class BatchPlanner {
           voucherCode: voucher.code,
           ...(voucher.kind === 'TIER' ? { tierId: voucher.id } : {}),
           amount: decision.amount,
+          ...(decision.kind === 'POINTS' && decision.points > 0 ? { points: decision.points } : {}),
           ...(call.customer.id ? { customerId: call.customer.id } : {}),
           ...(call.order?.id ? { orderId: call.order.id } : {}),
           status: 'SUCCEEDED',
@@ -169,7 +172,9 @@ class BatchPlanner {
     const use = entry && v ? this.useOf(entry, call.customer, key) : noUse(call.customer);
     const outcome = validationOutcome(v, use, { order: call.order, amount: call.amount }, now);
     if (!outcome.valid) return outcome;
-    const reservation = { amount: v!.type === 'GIFT_CARD' ? (outcome.discount?.amount ?? 0) : 0, expiresAt: now + ttlSeconds * 1000 };
+    // What the session reserves of the balance, in the voucher's unit: gift credits, or the points that would pay.
+    const reserved = v!.type === 'GIFT_CARD' ? (outcome.discount?.amount ?? 0) : v!.type === 'LOYALTY_CARD' ? (outcome.discount?.points ?? 0) : 0;
+    const reservation = { amount: reserved, expiresAt: now + ttlSeconds * 1000 };
     this.sessions.set(entry!, key, reservation);
     planSession(this.plan, v!, key, reservation);
     return { ...outcome, session: { key, expiresAt: new Date(reservation.expiresAt).toISOString() } };
@@ -206,6 +211,7 @@ class BatchPlanner {
         const t = this.take(entry);
         t.uses -= 1;
         if (row.kind === 'GIFT') t.balance -= row.amount;
+        if (row.kind === 'POINTS') t.balance -= row.points ?? 0;
         planDelta(this.plan, v, -1, row.kind === 'GIFT' ? row.amount : 0);
         if (row.campaignId === v.campaignId) planBudget(this.plan, v, row.createdAt.getTime(), -1, row.amount);
         if (row.kind === 'GIFT') planLedger(this.plan, v, { type: 'ROLLBACK', amount: row.amount, redemptionId: row.id }, this.createdAt);

@@ -7,7 +7,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
 import { tierCode } from '../../domains/promotions/tier.rules.js';
-import { evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
+import { balanceTaken, evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
 import type { HoldItem } from '../messages.js';
@@ -95,7 +95,7 @@ export class StackRedemption {
             voucherId: member.voucher.id,
             configVersion: member.voucher.configVersion,
             campaignVersion: member.voucher.campaign?.version ?? null,
-            balance: member.grant.kind === 'GIFT' ? member.grant.amount : 0,
+            balance: balanceTaken(member.grant),
             session: request.vouchers[member.index]!.session?.key,
           },
         ]);
@@ -122,6 +122,7 @@ export class StackRedemption {
           voucher: member.voucher,
           kind: member.grant.kind,
           amount: member.grant.amount,
+          points: member.grant.kind === 'POINTS' ? member.grant.points : undefined,
           customerId: request.customer.id,
           order: request.order,
           metadata: request.metadata,

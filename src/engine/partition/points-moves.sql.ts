@@ -1,0 +1,62 @@
+// Pay with points in a batch's transaction: after the batch statement has inserted the redemptions (and marked the
+// rollbacks), loyalty cards are debited and given back through the ledger's own SQL functions (schema/0018), which
+// lock the card, draw or refill its buckets and append the entries. A card's points have writers outside the engine
+// (earning, rewards, transfers, jobs), so the debit is guarded in SQL: a debit the balance does not cover makes the
+// whole batch stale, and the partition decides again on the card read anew.
+import { preparedQuery, type Sql } from '../../platform/database.js';
+
+/** A loyalty card paying a redemption: `points` debited under the redemption, which records them and the entry. */
+export interface PointsDebit {
+  workspaceId: string;
+  memberId: string;
+  redemptionId: string;
+  points: number;
+  orderId: string | null;
+}
+
+/** A rollback of a redemption paid with points: the points go back into the buckets the debit drew from. */
+export interface PointsRefund {
+  workspaceId: string;
+  redemptionId: string;
+  rollbackId: string;
+}
+
+/** Debits every card, in order; false when one balance did not cover its points (nothing then may commit). */
+export async function debitPoints(tx: Sql, debits: readonly PointsDebit[]): Promise<boolean> {
+  if (debits.length === 0) return true;
+  const { rows } = await preparedQuery<{ n: number }>(
+    tx,
+    'engine.debitPoints',
+    `WITH d AS MATERIALIZED (
+       SELECT r.id, r.points, x.entry_id
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(ws, card, id, points, order_id, n)
+         CROSS JOIN LATERAL loyalty_debit(r.ws, r.card, r.points, 'REDEMPTION', 'redemption', r.id::text, r.order_id, NULL) AS x
+     ), upd AS (
+       UPDATE redemptions red SET points = d.points, points_entry_id = d.entry_id FROM d WHERE red.id = d.id RETURNING 1
+     )
+     SELECT count(*)::int AS n FROM upd`,
+    [
+      debits.map((d) => d.workspaceId),
+      debits.map((d) => d.memberId),
+      debits.map((d) => d.redemptionId),
+      debits.map((d) => d.points),
+      debits.map((d) => d.orderId),
+    ],
+  );
+  return rows[0]!.n === debits.length;
+}
+
+/** Gives back the points of rolled-back redemptions (all that was not given back yet). */
+export async function refundPoints(tx: Sql, refunds: readonly PointsRefund[]): Promise<void> {
+  if (refunds.length === 0) return;
+  await preparedQuery(
+    tx,
+    'engine.refundPoints',
+    `SELECT x.entry_id
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS r(ws, id, rollback_id, n)
+       JOIN redemptions red ON red.id = r.id AND red.workspace_id = r.ws AND red.points_entry_id IS NOT NULL
+       CROSS JOIN LATERAL loyalty_refund(r.ws, red.points_entry_id, 'ROLLBACK', 'rollback', r.rollback_id::text, NULL) AS x
+      ORDER BY r.n`,
+    [refunds.map((r) => r.workspaceId), refunds.map((r) => r.redemptionId), refunds.map((r) => r.rollbackId)],
+  );
+}

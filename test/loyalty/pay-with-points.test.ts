@@ -1,0 +1,187 @@
+// Pay with points over real HTTP, the real engine and a real PostgreSQL: a member's code in validate, redemption and
+// stack pays like a gift card whose money is its points at the program's pointValue; the redemption records the points
+// and a rollback gives them back into the buckets they came from. Racing spends (in the engine and outside it) never
+// overdraw. After every test the caches equal the ledger and the buckets.
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../support/api-client.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { addPoints, createCustomer, expectLedgerMatchesCaches, joinMember, member, transactions } from './support.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterEach(async () => expectLedgerMatchesCaches(service.pool));
+afterAll(async () => service?.close());
+
+/** 100 points are worth 50 cents. */
+const POINT_VALUE = { points: 100, amount: 50 };
+
+async function payingProgram(api: ApiClient, pointValue: { points: number; amount: number } | null = POINT_VALUE): Promise<string> {
+  const loyalty = pointValue ? { payWithPoints: { pointValue } } : {};
+  const program = await api.create('/api/v1/campaigns', { name: `Club ${randomUUID().slice(0, 8)}`, type: 'LOYALTY_PROGRAM', currency: 'EUR', loyalty });
+  return program.id;
+}
+
+async function memberWith(api: ApiClient, programId: string, points: number, extra: Record<string, unknown> = {}) {
+  const card = await joinMember(api, programId);
+  if (points > 0) await addPoints(api, card.id, points, extra);
+  return card;
+}
+
+const order = (amount: number) => ({ id: `o-${randomUUID()}`, amount, currency: 'EUR' });
+
+describe('pay with points', () => {
+  it('validates and redeems a member code at the point value, records the points, and gives them back on rollback', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await payingProgram(api);
+    const card = await memberWith(api, programId, 1_000);
+
+    const preview = await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(300) });
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({
+      valid: true,
+      discount: { type: 'LOYALTY_POINTS', amount: 300, points: 600 },
+      voucher: { code: card.code, type: 'LOYALTY_CARD', balance: 500, points: 1_000 },
+      order: { amount: 300, giftAmount: 300, totalAmount: 0 },
+    });
+    expect((await member(api, card.id)).balance).toBe(1_000);
+
+    const first = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(300), idempotencyKey: randomUUID() });
+    expect(first.body).toMatchObject({ ok: true, redemption: { amount: 300, points: 600, status: 'SUCCEEDED' } });
+    expect((await member(api, card.id)).balance).toBe(400);
+    const stored = await api.get(`/api/v1/redemptions/${first.body.redemption.id}`);
+    expect(stored.body).toMatchObject({ kind: 'POINTS', amount: 300, points: 600 });
+
+    // An order larger than the points are worth takes them all: 400 points pay 200 cents.
+    const second = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(10_000) });
+    expect(second.body).toMatchObject({ ok: true, redemption: { amount: 200, points: 400 }, order: { giftAmount: 200, totalAmount: 9_800 } });
+    const empty = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(100) });
+    expect(empty.body).toMatchObject({ ok: false, code: 'loyalty_points_insufficient' });
+
+    const rollback = await api.post(`/api/v1/redemptions/${first.body.redemption.id}/rollback`, {});
+    expect(rollback.body).toMatchObject({ ok: true });
+    expect((await member(api, card.id)).balance).toBe(600);
+    const ledger = await transactions(api, card.id);
+    expect(ledger.map((e) => [e.type, e.amount])).toEqual([
+      ['ROLLBACK', 600],
+      ['REDEMPTION', -400],
+      ['REDEMPTION', -600],
+      ['ADJUSTMENT', 1_000],
+    ]);
+    const again = await api.post(`/api/v1/redemptions/${first.body.redemption.id}/rollback`, {});
+    expect(again.body).toMatchObject({ ok: false, code: 'redemption_already_rolled_back' });
+    expect((await member(api, card.id)).balance).toBe(600);
+
+    const spent = await service.pool.query(`SELECT payload FROM events WHERE workspace_id = $1 AND type = 'loyalty.points.spent' ORDER BY created_at`, [workspaceId]);
+    expect(spent.rows.map((r) => [r.payload.memberId, r.payload.points, r.payload.amount])).toEqual([
+      [card.id, 600, 300],
+      [card.id, 400, 200],
+    ]);
+  });
+
+  it('explains why a card cannot pay: disabled pay-with-points, an inactive card, another customer, too few points', async () => {
+    const { api } = await service.newWorkspace();
+    const plain = await memberWith(api, await payingProgram(api, null), 1_000);
+    expect((await api.post(`/api/v1/vouchers/${plain.code}/validate`, { order: order(100) })).body).toMatchObject({ valid: false, code: 'loyalty_pay_with_points_disabled' });
+
+    const programId = await payingProgram(api);
+    const card = await memberWith(api, programId, 1_000);
+    const stranger = await createCustomer(api);
+    const forStranger = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(100), customer: { id: stranger } });
+    expect(forStranger.body).toMatchObject({ ok: false, code: 'voucher_assigned_to_other_customer' });
+    const forOwner = await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(100), customer: { id: card.customerId } });
+    expect(forOwner.body).toMatchObject({ valid: true, discount: { amount: 100, points: 200 } });
+    const tooMuch = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(1_000), amount: 501 });
+    expect(tooMuch.body).toMatchObject({ ok: false, code: 'loyalty_points_insufficient', explanations: [{ points: 1_000, balance: 500, amount: 501 }] });
+
+    expect((await api.patch(`/api/v1/vouchers/${card.code}`, { active: false })).status).toBe(200);
+    expect((await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(100) })).body).toMatchObject({ valid: false, code: 'loyalty_member_inactive' });
+    expect((await member(api, card.id)).balance).toBe(1_000);
+  });
+
+  it('sees points earned or taken outside the engine at once (the card is read again for every decision)', async () => {
+    const { api } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 200);
+    expect((await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(1_000) })).body).toMatchObject({ discount: { amount: 100 } });
+    await addPoints(api, card.id, 800);
+    expect((await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(1_000) })).body).toMatchObject({ discount: { amount: 500 } });
+    await addPoints(api, card.id, -1_000);
+    expect((await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(1_000) })).body).toMatchObject({ ok: false, code: 'loyalty_points_insufficient' });
+  });
+
+  it('40 racing redemptions of 100 points from 1,000, with manual debits racing them outside the engine, never overdraw', async () => {
+    const { api } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 1_000);
+    const redemptions = Array.from({ length: 40 }, () => api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(50), idempotencyKey: randomUUID() }));
+    const results = await Promise.all(redemptions);
+    for (const r of results) expect(r.status).toBe(200);
+    expect(results.filter((r) => r.body.ok)).toHaveLength(10);
+    expect(results.filter((r) => !r.body.ok).every((r) => r.body.code === 'loyalty_points_insufficient')).toBe(true);
+    expect((await member(api, card.id)).balance).toBe(0);
+
+    // Outside writers (manual debits through the ledger functions) race the engine on a refilled card.
+    await addPoints(api, card.id, 1_000);
+    const mixed = await Promise.all([
+      ...Array.from({ length: 20 }, () => api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(50) })),
+      ...Array.from({ length: 20 }, () => api.post(`/api/v1/loyalty/members/${card.id}/points`, { points: -100 })),
+    ]);
+    for (const r of mixed) expect(r.status).toBe(200);
+    const succeeded = mixed.filter((r) => r.body.ok).length;
+    expect(succeeded).toBe(10);
+    expect((await member(api, card.id)).balance).toBe(0);
+    const ledger = await transactions(api, card.id);
+    expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(0);
+  });
+
+  it('pays in a stack after a discount, and a failed stack takes no points; each redemption of the stack rolls back alone', async () => {
+    const { api } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 1_000);
+    const discount = await api.create('/api/v1/vouchers', { code: `TEN-${randomUUID().slice(0, 6)}`, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 } });
+
+    const failed = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code: discount.code }, { code: card.code }, { code: 'NO-SUCH-CODE' }], order: order(400), idempotencyKey: randomUUID() });
+    expect(failed.body).toMatchObject({ ok: false, code: 'voucher_not_found' });
+    expect((await member(api, card.id)).balance).toBe(1_000);
+
+    // Ties in priority apply in request order: the discount first, then the points pay what is left.
+    const stack = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code: discount.code }, { code: card.code }], order: order(400), idempotencyKey: randomUUID() });
+    expect(stack.body).toMatchObject({ ok: true, order: { discountAmount: 100, giftAmount: 300, totalAmount: 0 } });
+    const paid = stack.body.results.find((r: { voucherCode: string }) => r.voucherCode === card.code);
+    expect(paid).toMatchObject({ ok: true, amount: 300 });
+    expect((await member(api, card.id)).balance).toBe(400);
+    expect((await api.get(`/api/v1/redemptions/${paid.redemptionId}`)).body).toMatchObject({ kind: 'POINTS', points: 600, stackId: stack.body.stackId });
+
+    expect((await api.post(`/api/v1/redemptions/${paid.redemptionId}/rollback`, {})).body).toMatchObject({ ok: true });
+    expect((await member(api, card.id)).balance).toBe(1_000);
+  });
+
+  it('gives points back into the buckets they came from, even when spent across buckets of different expiry', async () => {
+    const { api } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 0);
+    const soon = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const later = new Date(Date.now() + 50 * 86_400_000).toISOString();
+    await addPoints(api, card.id, 300, { expiresAt: later });
+    await addPoints(api, card.id, 300, { expiresAt: soon });
+    const paid = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(200) });
+    expect(paid.body).toMatchObject({ ok: true, redemption: { points: 400 } });
+    // First in, first out by expiry: the bucket expiring soon is emptied first.
+    const drawn = await service.pool.query(`SELECT expires_at, remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
+    expect(drawn.rows.map((r) => Number(r.remaining))).toEqual([0, 200]);
+    await api.post(`/api/v1/redemptions/${paid.body.redemption.id}/rollback`, {});
+    const refilled = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
+    expect(refilled.rows.map((r) => Number(r.remaining))).toEqual([300, 300]);
+  });
+
+  it('a validation session reserves the points it would take; another checkout cannot use them', async () => {
+    const { api } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 1_000);
+    const reserved = await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(400), session: { key: 'checkout-a' } });
+    expect(reserved.body).toMatchObject({ valid: true, discount: { amount: 400, points: 800 }, session: { key: 'checkout-a' } });
+    const other = await api.post(`/api/v1/vouchers/${card.code}/validate`, { order: order(400) });
+    expect(other.body).toMatchObject({ valid: true, discount: { amount: 100, points: 200 }, voucher: { points: 200 } });
+    const own = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(400), session: { key: 'checkout-a' } });
+    expect(own.body).toMatchObject({ ok: true, redemption: { amount: 400, points: 800 } });
+    expect((await member(api, card.id)).balance).toBe(200);
+  });
+});
