@@ -120,6 +120,11 @@ async function main() {
   await api('POST', '/vouchers', { code: 'HOT', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 2_000_000_000 });
   await api('POST', '/vouchers', { code: 'VALIDATE', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } });
   await api('POST', '/vouchers', { code: 'GIFT', type: 'GIFT_CARD', gift: { amount: 1_000_000_000_000, currency: 'EUR' } });
+  // A loyalty member paying with points, 1 point = 1 cent: its code redeems like the gift card above.
+  const club = await api('POST', '/campaigns', { name: 'club', type: 'LOYALTY_PROGRAM', currency: 'EUR', loyalty: { payWithPoints: { pointValue: { points: 1, amount: 1 } } } });
+  const clubCustomer = await api('POST', '/customers', { sourceId: 'bench-member' });
+  const card = await api('POST', `/loyalty/programs/${club.id}/members`, { customer: { id: clubCustomer.id }, code: 'POINTS' });
+  await api('POST', `/loyalty/members/${card.id}/points`, { points: 1_000_000_000_000 });
   for (const [code, priority, discount] of [['S1', 3, { type: 'PERCENT', percentOff: 10 }], ['S2', 2, { type: 'AMOUNT', amountOff: 100 }], ['S3', 1, { type: 'AMOUNT', amountOff: 50 }]]) {
     await api('POST', '/vouchers', { code, type: 'DISCOUNT', discount, priority });
   }
@@ -163,6 +168,7 @@ async function main() {
   });
   const rollupRows = ROLLUP_COMPARE ? await compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService }) : [];
   const gift = await load('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
+  const points = await load('pay with points, hot card', { url: `${baseUrl}/api/v1/vouchers/POINTS/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
   const stack = await load('3-voucher stack', {
     url: baseUrl,
     headers: auth,
@@ -254,7 +260,7 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [hot, peerHot], [spreadRow, peerSpread], [gift, peerHot], [stack, peerHot],
+    [validate, peerHot], [hot, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
     [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);
@@ -270,6 +276,7 @@ async function main() {
   check(`hot-code redeem >= 10x naive peer (${ratio(hot, peerHot)}) with p99 < 25 ms (${hot.p99} ms)`, hot.rps >= 10 * peerHot.rps && hot.p99 < 25);
   check(`spread redeem >= 5x naive peer (${ratio(spreadRow, peerSpread)})`, spreadRow.rps >= 5 * peerSpread.rps);
   check(`gift-card hot redeem >= 10x naive peer (${ratio(gift, peerHot)})`, gift.rps >= 10 * peerHot.rps);
+  console.log(`info  pay with points against the gift card, both on one hot card: ${ratio(points, gift)} (${points.rps} / ${gift.rps} req/s; p99 ${points.p99} / ${gift.p99} ms)`);
   check(`3-voucher stack >= 5x the peer's single redeem (${ratio(stack, peerHot)})`, stack.rps >= 5 * peerHot.rps);
   check(`validate >= 0.5x bare node:http (${ratio(validate, bare)})`, validate.rps >= 0.5 * bare.rps);
   check(

@@ -34,7 +34,7 @@ export interface PaidOrder {
   items: Array<{ productId?: string; sku?: string; quantity: number; price: number }>;
   metadata: Record<string, unknown>;
   customerId: string | null;
-  /** The order's amount less the discounts and gift credits of its successful redemptions, never below 0. */
+  /** The order's amount less the discounts, gift credits and points of its successful redemptions, never below 0. */
   paid: number;
 }
 
