@@ -63,7 +63,16 @@ export interface HandlerContext<Op extends Operation> {
   auditTrail(): AuditTrail;
 }
 
-export type Handler<Op extends Operation> = (ctx: HandlerContext<Op>) => Promise<OperationOutput<Op>>;
+/** What a create found instead of creating it: answered with the operation's `existingStatus`, nothing changed. */
+export class Existing<T> {
+  constructor(readonly value: T) {}
+}
+
+export function existing<T>(value: T): Existing<T> {
+  return new Existing(value);
+}
+
+export type Handler<Op extends Operation> = (ctx: HandlerContext<Op>) => Promise<OperationOutput<Op> | Existing<OperationOutput<Op>>>;
 
 type ContractMap = Record<string, Operation>;
 

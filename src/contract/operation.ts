@@ -28,6 +28,11 @@ export interface OperationSpec<
   /** Omitted for operations answering 204 without a body. */
   output?: O;
   successStatus?: 200 | 201 | 204;
+  /**
+   * A create that may find what it would create (asking again for a referrer's code): the handler answers it as
+   * `existing(value)`, with this status, having changed nothing (no audit entry).
+   */
+  existingStatus?: 200;
   /** Accepts `idempotencyKey` (body) or the Idempotency-Key header. */
   idempotent?: boolean;
   /**

@@ -3,7 +3,7 @@
 // of work → the success status; anything thrown becomes a problem through error-mapping's problemOf(). Each HTTP
 // request is admitted once (admit(): the actor and its rate limit) before any of its operations run.
 import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
-import type { AuditTrail, BoundHandler, HandlerContext, ServiceDeps } from '../contract/handler.js';
+import { Existing, type AuditTrail, type BoundHandler, type HandlerContext, type ServiceDeps } from '../contract/handler.js';
 import type { Operation } from '../contract/operation.js';
 import { ProblemError, type ProblemFieldError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
@@ -141,6 +141,10 @@ export class OperationPipeline {
       raw.kind === 'parts' ? parseOperationInput(operation, raw.parts) : parseMergedInput(operation, raw.value, raw.idempotencyKey);
     const ctx = this.#context(operation, actor, input, request, log);
     const output = await bound.handle(ctx.handler);
+    if (output instanceof Existing) {
+      if (operation.existingStatus === undefined) throw new Error(`${operation.name} answered an existing resource but declares no existingStatus`);
+      return { status: operation.existingStatus, body: output.value };
+    }
     if (operation.effect === 'write' && !ctx.audited()) {
       throw new Error(`${operation.name} is a write but committed without an audit entry`);
     }

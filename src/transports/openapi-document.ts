@@ -28,6 +28,7 @@ function responsesOf(operation: Operation) {
     : { description: 'Done; no body' };
   return {
     [String(operation.successStatus)]: success,
+    ...(operation.existingStatus ? { [String(operation.existingStatus)]: { ...success, description: 'Found as it was asked for before: nothing changed' } } : {}),
     '400': problemResponse('Malformed input (`invalid_request`)'),
     '401': problemResponse('Missing, unknown or revoked API key (`unauthorized`)'),
     '403': problemResponse(`The key lacks the \`${operation.scope}\` scope (\`forbidden\`)`),

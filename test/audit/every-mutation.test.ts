@@ -154,6 +154,12 @@ describe('the audit log of every mutation', () => {
     const loyaltyTier = await write('loyalty.createTier', { id: program.id, name: 'Silver', minPoints: 1 });
     await write('loyalty.updateTier', { id: program.id, tierId: loyaltyTier.id, name: 'Gold' });
     await write('loyalty.deleteTier', { id: program.id, tierId: loyaltyTier.id });
+    const referralProgram = await write('campaigns.create', {
+      name: 'audited referrals', type: 'REFERRAL_PROGRAM', voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } },
+    });
+    await write('referrals.createCode', { id: referralProgram.id, customer: { id: customer.id } });
+    // Asking again finds the code: nothing changes, no entry.
+    expect((await call('referrals.createCode', { id: referralProgram.id, customer: { id: customer.id } })).status).toBe(200);
 
     const endpoint = await write('webhooks.create', { url: 'http://127.0.0.1:9/hook', events: '*' });
     await write('webhooks.update', { id: endpoint.id, description: 'audit' });

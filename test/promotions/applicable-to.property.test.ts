@@ -20,7 +20,7 @@ function voucher(discount: VoucherSnapshot['discount'], productIds: string[], ma
   return {
     id: 'v', workspaceId: 'w', code: 'V', type: 'DISCOUNT', campaignId: null, discount, currency: null, active: true, startDate: null,
     expirationDate: null, redemptionLimit: null, redeemedCount: 0, perCustomerLimit: null, priority: null, exclusive: null, maxDiscount,
-    customerId: null, giftBalance: null, points: null, validationRuleIds: ['r'], configVersion: 0, campaign: null, kind: 'CODE', name: null, schedule: null,
+    customerId: null, giftBalance: null, points: null, referral: null, validationRuleIds: ['r'], configVersion: 0, campaign: null, kind: 'CODE', name: null, schedule: null,
     timeZone: 'UTC',
     rules: [{ id: 'r', name: 'r', conditions: { field: 'order.amount', op: 'gte', value: 0 }, errorMessage: null, applicableTo: { productIds } }],
   };

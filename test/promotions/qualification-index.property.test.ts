@@ -30,7 +30,7 @@ function tier(i: number, conditions: ConditionTree[], currency: string | null): 
   return {
     id: `t${i}`, workspaceId: 'w', code: `tier:t${i}`, type: 'DISCOUNT', campaignId: null, discount: { type: 'AMOUNT', amountOff: 100 }, currency,
     active: true, startDate: null, expirationDate: null, redemptionLimit: null, redeemedCount: 0, perCustomerLimit: null, priority: null,
-    exclusive: null, maxDiscount: null, customerId: null, giftBalance: null, points: null, validationRuleIds: [], configVersion: 0, campaign: null,
+    exclusive: null, maxDiscount: null, customerId: null, giftBalance: null, points: null, referral: null, validationRuleIds: [], configVersion: 0, campaign: null,
     kind: 'TIER', name: `t${i}`, schedule: null, timeZone: 'UTC',
     rules: conditions.map((c, k) => ({ id: `r${i}.${k}`, name: 'r', conditions: c, errorMessage: null, applicableTo: null })),
   };

@@ -19,7 +19,7 @@ function voucher(i: number, over: Partial<VoucherSnapshot>): VoucherSnapshot {
   return {
     id: `v${i}`, workspaceId: 'w', code: `C${i}`, type: 'DISCOUNT', campaignId: null, discount: { type: 'AMOUNT', amountOff: 100 }, currency: null,
     active: true, startDate: null, expirationDate: null, redemptionLimit: null, redeemedCount: 0, perCustomerLimit: null, priority: 0,
-    exclusive: false, maxDiscount: null, customerId: null, giftBalance: null, points: null, validationRuleIds: [], configVersion: 0, campaign: null,
+    exclusive: false, maxDiscount: null, customerId: null, giftBalance: null, points: null, referral: null, validationRuleIds: [], configVersion: 0, campaign: null,
     kind: 'CODE', name: null, schedule: null, timeZone: 'UTC', rules: [], ...over,
   };
 }

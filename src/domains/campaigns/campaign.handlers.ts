@@ -10,6 +10,7 @@ import { campaignContract } from './campaign.contract.js';
 import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, lockCampaign, updateCampaign } from './campaign.queries.js';
 import type { Campaign } from './campaign.schemas.js';
 import { LoyaltySettings } from './loyalty-settings.schemas.js';
+import { ReferralSettings } from './referral-settings.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
 
@@ -28,7 +29,12 @@ export const campaignHandlers = implement(campaignContract, {
       const refusal = await unknownValidationRules(tx, actor.workspaceId, input.validationRuleIds);
       if (refusal) throw refusal;
       // A loyalty program always has its settings, with their defaults when none were given.
-      const body = input.type === 'LOYALTY_PROGRAM' ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) } : input;
+      const body =
+        input.type === 'LOYALTY_PROGRAM'
+          ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) }
+          : input.type === 'REFERRAL_PROGRAM'
+            ? { ...input, referral: input.referral ?? ReferralSettings.parse({}) }
+            : input;
       const campaign = await insertCampaign(tx, actor.workspaceId, body);
       record({ resourceType: 'campaign', resourceId: campaign.id, after: campaign });
       emit('campaign.created', { campaignId: campaign.id, campaign });
@@ -50,6 +56,7 @@ export const campaignHandlers = implement(campaignContract, {
       if (!before) throw notFound();
       if (type !== undefined && before.type !== type) throw invalid('body.type', `the campaign type cannot change (it is ${before.type})`);
       if (patch.loyalty !== undefined && before.type !== 'LOYALTY_PROGRAM') throw invalid('body.loyalty', 'loyalty settings are for LOYALTY_PROGRAM campaigns');
+      if (patch.referral !== undefined && before.type !== 'REFERRAL_PROGRAM') throw invalid('body.referral', 'referral settings are for REFERRAL_PROGRAM campaigns');
       const refusal = await unknownValidationRules(tx, actor.workspaceId, patch.validationRuleIds);
       if (refusal) throw refusal;
       // The row is locked, so the update refuses only for its date guard.

@@ -9,10 +9,11 @@ import type { PeriodUse } from './campaign-budget.rules.js';
 import type { Budget } from './campaign-budget.schemas.js';
 import type { Campaign, CampaignType, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
 import type { LoyaltySettings } from './loyalty-settings.schemas.js';
+import type { ReferralSettings } from './referral-settings.schemas.js';
 
 const COLUMN_NAMES = [
   'id', 'workspace_id', 'name', 'type', 'active', 'start_date', 'expiration_date', 'priority', 'exclusive', 'currency',
-  'voucher_template', 'validation_rule_ids', 'schedule', 'budget', 'once_per_customer', 'loyalty', 'metadata', 'created_at', 'updated_at',
+  'voucher_template', 'validation_rule_ids', 'schedule', 'budget', 'once_per_customer', 'loyalty', 'referral', 'metadata', 'created_at', 'updated_at',
 ];
 const COLUMNS = COLUMN_NAMES.join(', ');
 const UPDATED_COLUMNS = COLUMN_NAMES.map((column) => `c.${column}`).join(', ');
@@ -35,6 +36,7 @@ interface CampaignRow {
   budget: Budget | null;
   once_per_customer: boolean;
   loyalty: LoyaltySettings | null;
+  referral: ReferralSettings | null;
   metadata: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -57,6 +59,7 @@ function toCampaign(row: CampaignRow): Campaign {
     budget: row.budget,
     oncePerCustomer: row.once_per_customer,
     ...(row.loyalty ? { loyalty: row.loyalty } : {}),
+    ...(row.referral ? { referral: row.referral } : {}),
     metadata: row.metadata,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
@@ -66,8 +69,8 @@ function toCampaign(row: CampaignRow): Campaign {
 export async function insertCampaign(db: Sql, workspaceId: string, campaign: CreateCampaignBody): Promise<Campaign> {
   const { rows } = await db.query<CampaignRow>(
     `INSERT INTO campaigns (workspace_id, name, type, active, start_date, expiration_date, priority, exclusive, currency,
-       voucher_template, validation_rule_ids, metadata, schedule, budget, once_per_customer, loyalty)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING ${COLUMNS}`,
+       voucher_template, validation_rule_ids, metadata, schedule, budget, once_per_customer, loyalty, referral)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING ${COLUMNS}`,
     [
       workspaceId,
       campaign.name,
@@ -85,6 +88,7 @@ export async function insertCampaign(db: Sql, workspaceId: string, campaign: Cre
       campaign.budget ?? null,
       campaign.oncePerCustomer,
       campaign.loyalty ?? null,
+      campaign.referral ?? null,
     ],
   );
   return toCampaign(rows[0]!);
@@ -131,13 +135,14 @@ export async function updateCampaign(
          CASE WHEN 'schedule' = ANY($3) THEN $14::jsonb ELSE schedule END AS schedule,
          CASE WHEN 'budget' = ANY($3) THEN $15::jsonb ELSE budget END AS budget,
          CASE WHEN 'oncePerCustomer' = ANY($3) THEN $16::boolean ELSE once_per_customer END AS once_per_customer,
-         CASE WHEN 'loyalty' = ANY($3) THEN $17::jsonb ELSE loyalty END AS loyalty
+         CASE WHEN 'loyalty' = ANY($3) THEN $17::jsonb ELSE loyalty END AS loyalty,
+         CASE WHEN 'referral' = ANY($3) THEN $18::jsonb ELSE referral END AS referral
        FROM campaigns WHERE workspace_id = $1 AND id = $2 FOR UPDATE
      )
      UPDATE campaigns c SET name = n.name, active = n.active, start_date = n.start_date, expiration_date = n.expiration_date,
        priority = n.priority, exclusive = n.exclusive, currency = n.currency, voucher_template = n.voucher_template,
        validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, schedule = n.schedule, budget = n.budget,
-       once_per_customer = n.once_per_customer, loyalty = n.loyalty, updated_at = now()
+       once_per_customer = n.once_per_customer, loyalty = n.loyalty, referral = n.referral, updated_at = now()
      FROM next n
      WHERE c.id = n.id AND (n.start_date IS NULL OR n.expiration_date IS NULL OR n.start_date <= n.expiration_date)
      RETURNING ${UPDATED_COLUMNS}`,
@@ -159,6 +164,7 @@ export async function updateCampaign(
       patch.budget ?? null,
       patch.oncePerCustomer ?? null,
       patch.loyalty ?? null,
+      patch.referral ?? null,
     ],
   );
   return rows[0] && toCampaign(rows[0]);

@@ -5,6 +5,7 @@ import { Schedule } from '../rules/schedule.schemas.js';
 import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
 import { Budget, BudgetUsage } from './campaign-budget.schemas.js';
 import { LoyaltySettings } from './loyalty-settings.schemas.js';
+import { ReferralSettings } from './referral-settings.schemas.js';
 
 export const CampaignType = z
   .enum(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM', 'PROMOTION'])
@@ -28,6 +29,7 @@ export const Campaign = z
     budget: Budget.nullable(),
     oncePerCustomer: z.boolean().meta({ description: 'Publications give a customer at most one code of this campaign.' }),
     loyalty: LoyaltySettings.optional().meta({ description: 'LOYALTY_PROGRAM campaigns only: the program settings (defaults filled in).' }),
+    referral: ReferralSettings.optional().meta({ description: 'REFERRAL_PROGRAM campaigns only: the program settings (defaults filled in).' }),
     metadata: Metadata,
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -52,6 +54,7 @@ const settings = Campaign.pick({
   budget: true,
   oncePerCustomer: true,
   loyalty: true,
+  referral: true,
   metadata: true,
 });
 
@@ -68,7 +71,8 @@ export const CreateCampaignBody = settings
     metadata: Metadata.default({}),
   })
   .refine(datesInOrder, DATES_OUT_OF_ORDER)
-  .refine((c) => c.loyalty === undefined || c.type === 'LOYALTY_PROGRAM', { message: 'loyalty settings are for LOYALTY_PROGRAM campaigns', path: ['loyalty'] });
+  .refine((c) => c.loyalty === undefined || c.type === 'LOYALTY_PROGRAM', { message: 'loyalty settings are for LOYALTY_PROGRAM campaigns', path: ['loyalty'] })
+  .refine((c) => c.referral === undefined || c.type === 'REFERRAL_PROGRAM', { message: 'referral settings are for REFERRAL_PROGRAM campaigns', path: ['referral'] });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 
 export const UpdateCampaignBody = settings

@@ -6,3 +6,4 @@ export type { Campaign, CampaignType } from './campaign.schemas.js';
 export { Budget, BudgetLimit, BudgetUsage } from './campaign-budget.schemas.js';
 export { budgetPeriods, type BudgetPeriods, type PeriodUse } from './campaign-budget.rules.js';
 export { LoyaltySettings, LoyaltyExpiration } from './loyalty-settings.schemas.js';
+export { ReferralSettings } from './referral-settings.schemas.js';

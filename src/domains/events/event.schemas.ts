@@ -44,6 +44,11 @@ export const EVENT_TYPES = [
   'loyalty.points.expired',
   'loyalty.tier.changed',
   'loyalty.reward.redeemed',
+  'referral.code.created',
+  'referral.conversion.created',
+  'referral.conversion.confirmed',
+  'referral.conversion.reverted',
+  'referral.reward.granted',
   'import.succeeded',
   'import.failed',
 ] as const;

@@ -26,6 +26,15 @@ export interface UseContext {
   facts?: CustomerUse['facts'];
   /** What is left of the campaign's budget as the deciding partition sees it (absent or null: no limit). */
   budget?: BudgetLeft | undefined;
+  /** For a referral code: the referee's past, read for this decision (absent: nothing known, e.g. a new customer). */
+  referee?: RefereeFacts | undefined;
+}
+
+export interface RefereeFacts {
+  /** The customer has a PAID or FULFILLED order. */
+  hasPaidOrder: boolean;
+  /** The customer has a conversion (not reverted) in the code's program. */
+  referred: boolean;
 }
 
 export interface Reserved {
@@ -118,6 +127,10 @@ const MESSAGES: Record<ExplanationCode, string> = {
   loyalty_points_insufficient: 'The loyalty balance is below the points asked.',
   loyalty_member_inactive: 'This loyalty card is disabled.',
   loyalty_pay_with_points_disabled: 'This loyalty program does not pay with points.',
+  referral_self_use: 'A referrer cannot use their own referral code.',
+  referee_not_new: 'Referral codes are for new customers only.',
+  referee_already_referred: 'This customer has been referred in this program already.',
+  referrer_limit_reached: 'This referral code has been used as many times as allowed.',
 };
 
 export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {
@@ -151,7 +164,34 @@ function reads(tree: ConditionTree, prefix: string): boolean {
  * customer.redemptions. Otherwise a partition need not load them (a new customer costs no query).
  */
 export function readsCustomerUses(v: VoucherSnapshot): boolean {
-  return v.perCustomerLimit !== null || v.rules.some((r) => reads(r.conditions, 'customer.redemptions'));
+  return v.perCustomerLimit !== null || v.referral !== null || v.rules.some((r) => reads(r.conditions, 'customer.redemptions'));
+}
+
+/** The referee is the referrer: the same customer, or one sharing its email (any case) or sourceId. */
+function isSelfReferral(r: NonNullable<VoucherSnapshot['referral']>, use: UseContext): boolean {
+  if (use.customerId !== null && use.customerId === r.referrerId) return true;
+  const email = use.facts?.email;
+  if (email && r.referrerEmail && email.toLowerCase() === r.referrerEmail.toLowerCase()) return true;
+  const sourceId = use.facts?.sourceId;
+  return !!sourceId && sourceId === r.referrerSourceId;
+}
+
+/**
+ * A referral code's own refusals, in the contract's order: a referee is needed, who is not the referrer, is new (when
+ * the program asks), has not been referred in the program (counting this customer's other uses of the code as held or
+ * decided in this batch), and the referrer's cap (the code's redemption limit) is not reached.
+ */
+function referralRefusal(v: VoucherSnapshot, use: UseContext): Refusal | undefined {
+  const r = v.referral!;
+  if (!use.customerGiven) return refusal('customer_required');
+  if (isSelfReferral(r, use)) return refusal('referral_self_use');
+  if (r.refereeMustBeNew && use.referee?.hasPaidOrder) return refusal('referee_not_new');
+  if (use.referee?.referred || use.customerUses > 0) return refusal('referee_already_referred', { programId: r.programId });
+  const reserved = use.reserved?.uses ?? 0;
+  if (v.redemptionLimit !== null && v.redeemedCount + use.heldUses + reserved >= v.redemptionLimit) {
+    return refusal('referrer_limit_reached', { limit: v.redemptionLimit });
+  }
+  return undefined;
 }
 
 /**
@@ -229,6 +269,10 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
     return refusal('currency_mismatch', { orderCurrency: request.order.currency, voucherCurrency: currency });
   }
   // A loyalty card's code is its member's: it pays without naming the customer, but never for another one.
+  if (v.referral) {
+    const refused = referralRefusal(v, use);
+    if (refused) return refused;
+  }
   if ((v.perCustomerLimit !== null || (v.customerId !== null && !card)) && !use.customerGiven) return refusal('customer_required');
   if (v.customerId !== null && use.customerGiven && use.customerId !== v.customerId) return refusal('voucher_assigned_to_other_customer');
   const reserved = use.reserved?.uses ?? 0;

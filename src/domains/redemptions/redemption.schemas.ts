@@ -32,6 +32,10 @@ export const EXPLANATION_CODES = [
   'loyalty_points_insufficient',
   'loyalty_member_inactive',
   'loyalty_pay_with_points_disabled',
+  'referral_self_use',
+  'referee_not_new',
+  'referee_already_referred',
+  'referrer_limit_reached',
 ] as const;
 export const ExplanationCode = z.enum(EXPLANATION_CODES).meta({ id: 'ExplanationCode', description: 'Why a voucher cannot be used: support-safe and stable.' });
 export type ExplanationCode = (typeof EXPLANATION_CODES)[number];

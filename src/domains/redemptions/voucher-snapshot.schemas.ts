@@ -35,6 +35,19 @@ export interface CardPoints {
   value: { points: number; amount: number } | null;
 }
 
+/**
+ * A referral code as a decision reads it: its program's settings and its referrer, matched against the referee on id,
+ * email (case-insensitive) and sourceId.
+ */
+export interface ReferralSnapshot {
+  programId: string;
+  referrerId: string;
+  referrerEmail: string | null;
+  referrerSourceId: string | null;
+  refereeMustBeNew: boolean;
+  confirmOn: 'REDEMPTION' | 'ORDER_PAID';
+}
+
 /** What the engine knows of a voucher (and its campaign) when it decides. Dates in epoch ms. */
 export interface VoucherSnapshot {
   id: string;
@@ -57,6 +70,8 @@ export interface VoucherSnapshot {
   giftBalance: number | null;
   /** A loyalty card's points, and what they are worth at checkout (null: the program does not pay with points). */
   points: CardPoints | null;
+  /** A referral code (a voucher of a REFERRAL_PROGRAM with a referrer); null otherwise. */
+  referral: ReferralSnapshot | null;
   validationRuleIds: string[];
   configVersion: number;
   campaign: CampaignSnapshot | null;

@@ -27,6 +27,7 @@ import {
 } from './batch-commit.sql.js';
 import { loadIdempotencyKeys, type StoredKey, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
 import { debitPoints, refundPoints, type PointsDebit, type PointsRefund } from './points-moves.sql.js';
+import { insertConversions, revertConversions, type ConversionRow } from './referral-conversions.sql.js';
 
 export interface WritePlan {
   keys: StoredKey[];
@@ -51,6 +52,9 @@ export interface WritePlan {
   /** Loyalty cards paying with points, and rollbacks giving points back: written after the batch statement. */
   pointsDebits: PointsDebit[];
   pointsRefunds: PointsRefund[];
+  /** Referral conversions made by the batch's redemptions, and those its rollbacks revert. */
+  conversions: ConversionRow[];
+  revertedConversions: string[];
 }
 
 export function emptyPlan(): WritePlan {
@@ -70,6 +74,8 @@ export function emptyPlan(): WritePlan {
     rollups: new Map(),
     pointsDebits: [],
     pointsRefunds: [],
+    conversions: [],
+    revertedConversions: [],
   };
 }
 
@@ -99,7 +105,8 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
  */
 export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter): Promise<CommitResult> {
   const writes = batchWritesOf(plan, rollup);
-  const inTransaction = plan.audited.length > 0 || plan.pointsDebits.length > 0 || plan.pointsRefunds.length > 0;
+  const inTransaction =
+    plan.audited.length > 0 || plan.pointsDebits.length > 0 || plan.pointsRefunds.length > 0 || plan.conversions.length > 0 || plan.revertedConversions.length > 0;
   const result = inTransaction ? await commitInTransaction(db, plan, writes) : await commitBatch(db, writes);
   if (!result.ok) {
     switch (result.failed) {
@@ -173,6 +180,8 @@ async function commitInTransaction(db: Pool, plan: WritePlan, writes: BatchWrite
       if (!result.ok) throw new GuardFailed(result);
       if (!(await debitPoints(tx, plan.pointsDebits))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
       await refundPoints(tx, plan.pointsRefunds);
+      if (!(await insertConversions(tx, plan.conversions))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
+      await revertConversions(tx, plan.revertedConversions);
       settle(plan, result.vouchers);
       await recordAuditedWrites(tx, plan.audited);
       return result;
@@ -212,6 +221,7 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
       payload: { memberId: v.id, programId: v.campaignId, points, amount, redemptionId: id, ...(order?.id ? { orderId: order.id } : {}) },
     });
   }
+  if (v.referral && customerId) planConversion(plan, v, v.referral, customerId, id, order?.id ?? null, createdAt);
   planBudget(plan, v, createdAt.getTime(), 1, amount);
   const rollup = planRollup(plan, { workspaceId: v.workspaceId, campaignId: v.campaignId, currency: order?.currency ?? v.currency }, createdAt, v.timeZone);
   rollup.redemptions += 1;
@@ -251,6 +261,48 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
 }
 
 /**
+ * A referee's conversion of a referral code, recorded with the redemption: confirmed at once when the program confirms
+ * on redemption, else pending until its order is paid. Its events go out with the batch.
+ */
+function planConversion(
+  plan: WritePlan,
+  v: VoucherSnapshot,
+  referral: NonNullable<VoucherSnapshot['referral']>,
+  refereeId: string,
+  redemptionId: string,
+  orderId: string | null,
+  createdAt: Date,
+): void {
+  const status = referral.confirmOn === 'REDEMPTION' ? 'CONFIRMED' : 'PENDING';
+  const conversion: ConversionRow = {
+    workspaceId: v.workspaceId,
+    id: uuidv7(),
+    programId: referral.programId,
+    voucherId: v.id,
+    code: v.code,
+    referrerId: referral.referrerId,
+    refereeId,
+    orderId,
+    redemptionId,
+    status,
+    createdAt,
+  };
+  plan.conversions.push(conversion);
+  const payload = {
+    conversionId: conversion.id,
+    programId: referral.programId,
+    code: v.code,
+    referrerCustomerId: referral.referrerId,
+    refereeCustomerId: refereeId,
+    redemptionId,
+    ...(orderId ? { orderId } : {}),
+    status,
+  };
+  plan.events.push({ workspaceId: v.workspaceId, type: 'referral.conversion.created', payload });
+  if (status === 'CONFIRMED') plan.events.push({ workspaceId: v.workspaceId, type: 'referral.conversion.confirmed', payload });
+}
+
+/**
  * Adds a rollback's row, its voucher.redeemed.rolled_back event, its audit entry and its insight figures, counted in
  * the hour of the rollback (in `timeZone`) under the redemption's campaign and currency (the counters: planDelta etc.).
  */
@@ -268,6 +320,14 @@ export function planRollback(
   else rollup.rolledBackDiscount = Math.min(rollup.rolledBackDiscount + redemption.amount, MAX_AMOUNT);
   plan.rollbackIds.push(redemption.id);
   plan.rollbacks.push(row);
+  if (redemption.conversion) {
+    plan.revertedConversions.push(redemption.conversion.id);
+    plan.events.push({
+      workspaceId: row.workspaceId,
+      type: 'referral.conversion.reverted',
+      payload: { conversionId: redemption.conversion.id, programId: redemption.conversion.programId, redemptionId: redemption.id, reason: 'ROLLBACK' },
+    });
+  }
   if (redemption.kind === 'POINTS' && redemption.points) {
     plan.pointsRefunds.push({ workspaceId: row.workspaceId, redemptionId: redemption.id, rollbackId: row.id });
   }
@@ -366,6 +426,8 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
     merged.audited.push(...plan.audited);
     merged.pointsDebits.push(...plan.pointsDebits);
     merged.pointsRefunds.push(...plan.pointsRefunds);
+    merged.conversions.push(...plan.conversions);
+    merged.revertedConversions.push(...plan.revertedConversions);
     for (const [key, session] of plan.sessions) merged.sessions.set(key, session);
     for (const [id, d] of plan.deltas) {
       const into = merged.deltas.get(id);

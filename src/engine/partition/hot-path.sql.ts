@@ -28,6 +28,10 @@ interface SnapshotRow {
   gift_balance: number | null;
   points_balance: number;
   c_point_value: { points: number; amount: number } | null;
+  referrer_customer_id: string | null;
+  c_referral: { confirmOn: 'REDEMPTION' | 'ORDER_PAID'; refereeMustBeNew: boolean } | null;
+  r_email: string | null;
+  r_source_id: string | null;
   validation_rule_ids: string[];
   config_version: number;
   c_active: boolean | null;
@@ -86,6 +90,17 @@ function toSnapshot(r: SnapshotRow): VoucherSnapshot {
     customerId: r.customer_id,
     giftBalance: r.gift_balance,
     points: r.type === 'LOYALTY_CARD' ? { balance: r.points_balance, value: r.c_point_value } : null,
+    referral:
+      r.referrer_customer_id && r.c_referral && r.campaign_id
+        ? {
+            programId: r.campaign_id,
+            referrerId: r.referrer_customer_id,
+            referrerEmail: r.r_email,
+            referrerSourceId: r.r_source_id,
+            refereeMustBeNew: r.c_referral.refereeMustBeNew,
+            confirmOn: r.c_referral.confirmOn,
+          }
+        : null,
     validationRuleIds: r.validation_rule_ids,
     configVersion: r.config_version,
     campaign,
@@ -110,7 +125,8 @@ export const SNAPSHOT_SELECT = `SELECT v.id, v.workspace_id, v.code, v.type, v.c
             c.active AS c_active, c.start_date AS c_start_date, c.expiration_date AS c_expiration_date,
             c.currency AS c_currency, c.priority AS c_priority, c.exclusive AS c_exclusive, c.version AS c_version,
             c.validation_rule_ids AS c_validation_rule_ids, c.schedule AS c_schedule, c.budget AS c_budget,
-            c.loyalty->'payWithPoints'->'pointValue' AS c_point_value,
+            c.loyalty->'payWithPoints'->'pointValue' AS c_point_value, v.referrer_customer_id, c.referral AS c_referral,
+            rc.email AS r_email, rc.source_id AS r_source_id,
             CASE WHEN cardinality(v.validation_rule_ids) = 0 AND coalesce(cardinality(c.validation_rule_ids), 0) = 0
                  THEN '[]'::json
                  ELSE (SELECT coalesce(json_agg(json_build_object('id', r.id, 'name', r.name, 'conditions', r.conditions,
@@ -121,7 +137,8 @@ export const SNAPSHOT_SELECT = `SELECT v.id, v.workspace_id, v.code, v.type, v.c
             END AS rules`;
 
 export const SNAPSHOT_JOINS = `JOIN workspaces w ON w.workspace_id = v.workspace_id
-       LEFT JOIN campaigns c ON c.id = v.campaign_id`;
+       LEFT JOIN campaigns c ON c.id = v.campaign_id
+       LEFT JOIN customers rc ON rc.id = v.referrer_customer_id AND rc.workspace_id = v.workspace_id`;
 
 export interface VoucherKey {
   workspaceId: string;
@@ -206,6 +223,30 @@ export async function loadCustomerUses(db: Sql, keys: readonly UsageKey[]): Prom
   return rows.map((r) => ({ voucherId: r.voucher_id, customerId: r.customer_id, uses: r.uses }));
 }
 
+/** A referee of a referral code: the customer and the code's program. */
+export interface RefereeKey {
+  workspaceId: string;
+  customerId: string;
+  programId: string;
+}
+
+/** What a referral decision reads of each referee: a paid order anywhere in the workspace, a live conversion in the program. */
+export async function loadRefereeFacts(db: Sql, keys: readonly RefereeKey[]): Promise<Array<RefereeKey & { hasPaidOrder: boolean; referred: boolean }>> {
+  if (keys.length === 0) return [];
+  const { rows } = await preparedQuery<{ workspace_id: string; customer_id: string; program_id: string; paid: boolean; referred: boolean }>(
+    db,
+    'engine.loadRefereeFacts',
+    `SELECT k.workspace_id, k.customer_id, k.program_id,
+            EXISTS (SELECT 1 FROM orders o WHERE o.workspace_id = k.workspace_id AND o.customer_id = k.customer_id
+                       AND o.status IN ('PAID', 'FULFILLED')) AS paid,
+            EXISTS (SELECT 1 FROM referral_conversions c WHERE c.workspace_id = k.workspace_id AND c.program_id = k.program_id
+                       AND c.referee_customer_id = k.customer_id AND c.status <> 'REVERTED') AS referred
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS k(workspace_id, customer_id, program_id)`,
+    [keys.map((k) => k.workspaceId), keys.map((k) => k.customerId), keys.map((k) => k.programId)],
+  );
+  return rows.map((r) => ({ workspaceId: r.workspace_id, customerId: r.customer_id, programId: r.program_id, hasPaidOrder: r.paid, referred: r.referred }));
+}
+
 export interface StoredKey {
   workspaceId: string;
   key: string;
@@ -233,6 +274,8 @@ export interface StoredRedemption {
   kind: 'DISCOUNT' | 'GIFT' | 'POINTS';
   /** Points taken by a loyalty card (kind POINTS), given back by its rollback. */
   points: number | null;
+  /** The live referral conversion the redemption made, reverted by its rollback. */
+  conversion: { id: string; programId: string } | null;
   customerId: string | null;
   status: 'SUCCEEDED' | 'ROLLED_BACK';
   campaignId: string | null;
@@ -243,8 +286,11 @@ export interface StoredRedemption {
 
 export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<StoredRedemption[]> {
   if (ids.length === 0) return [];
-  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: StoredRedemption['kind']; points: number | null; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; created_at: Date }>(db, 'engine.loadRedemptions.13',
-    `SELECT id, workspace_id, voucher_id, voucher_code, amount, kind, points, customer_id, status, campaign_id, currency, created_at FROM redemptions WHERE id = ANY($1::uuid[])`,
+  const { rows } = await preparedQuery<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: StoredRedemption['kind']; points: number | null; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; created_at: Date; conversion_id: string | null; program_id: string | null }>(db, 'engine.loadRedemptions.15',
+    `SELECT r.id, r.workspace_id, r.voucher_id, r.voucher_code, r.amount, r.kind, r.points, r.customer_id, r.status, r.campaign_id, r.currency,
+            r.created_at, rc.id AS conversion_id, rc.program_id
+       FROM redemptions r LEFT JOIN referral_conversions rc ON rc.redemption_id = r.id AND rc.status <> 'REVERTED'
+      WHERE r.id = ANY($1::uuid[])`,
     [ids],
   );
   return rows.map((r) => ({
@@ -255,6 +301,7 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
     amount: r.amount,
     kind: r.kind,
     points: r.points,
+    conversion: r.conversion_id ? { id: r.conversion_id, programId: r.program_id! } : null,
     customerId: r.customer_id,
     status: r.status,
     campaignId: r.campaign_id,

@@ -14,6 +14,8 @@ import { commitPlan, isEmpty, usageKey } from './group-commit.js';
 import {
   loadCustomerUses,
   loadRedemptions,
+  loadRefereeFacts,
+  type RefereeKey,
   loadSnapshots,
   pruneExpiredSessions,
   type StoredRedemption,
@@ -349,7 +351,30 @@ export class PartitionRuntime {
       for (const u of usage.values()) u.entry.customerUses.set(u.customerId, 0);
       for (const c of counts) usage.get(usageKey(c.voucherId, c.customerId))?.entry.customerUses.set(c.customerId, c.uses);
     }
+    await this.loadReferees(items);
     await this.budgets.load(this.snapshotsOf(items), now);
+  }
+
+  /** The referees of the referral codes the items name: their paid orders and conversions in the code's program. */
+  private async loadReferees(items: Item[]): Promise<void> {
+    const wanted = new Map<string, RefereeKey & { entry: HotVoucher }>();
+    for (const { call } of items) {
+      const customerId = customerOf(call);
+      if (!customerId) continue;
+      for (const code of codesOf(call)) {
+        const entry = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code));
+        const referral = entry?.snapshot?.referral;
+        if (entry && referral && !entry.referees.has(customerId)) {
+          wanted.set(`${entry.snapshot!.id} ${customerId}`, { workspaceId: entry.snapshot!.workspaceId, customerId, programId: referral.programId, entry });
+        }
+      }
+    }
+    if (wanted.size === 0) return;
+    const facts = await loadRefereeFacts(this.options.db, [...wanted.values()]);
+    for (const w of wanted.values()) {
+      const f = facts.find((x) => x.customerId === w.customerId && x.programId === w.programId);
+      w.entry.referees.set(w.customerId, { hasPaidOrder: f?.hasPaidOrder ?? false, referred: f?.referred ?? false });
+    }
   }
 
   /** The snapshots (in the cache) of the vouchers the items name. */

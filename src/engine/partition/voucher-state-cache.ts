@@ -2,7 +2,7 @@
 // sessions, and what stack holds and the batch being committed take from it. Bounded (lru-cache); an entry older than the TTL, or marked stale,
 // is reloaded from PostgreSQL before its next decision.
 import { LRUCache } from 'lru-cache';
-import type { Reserved, UseContext, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import type { RefereeFacts, Reserved, UseContext, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
 import { SessionBook, type Reservation } from './session-reservations.js';
 
 export interface Hold {
@@ -19,6 +19,8 @@ export interface HotVoucher {
   stale: boolean;
   /** Committed uses per customer id, loaded on demand. */
   customerUses: Map<string, number>;
+  /** A referral code's referees by customer id, read for the batch deciding on them. */
+  referees: Map<string, RefereeFacts>;
   /** Live reservations of validation sessions, as committed. */
   sessions: SessionBook;
   heldUses: number;
@@ -49,6 +51,7 @@ export function emptyEntry(snapshot: VoucherSnapshot | null, now: number, sessio
     loadedAt: now,
     stale: false,
     customerUses: new Map(),
+    referees: new Map(),
     sessions,
     heldUses: 0,
     heldBalance: 0,
@@ -57,6 +60,15 @@ export function emptyEntry(snapshot: VoucherSnapshot | null, now: number, sessio
     pendingBalance: 0,
     pendingByCustomer: new Map(),
   };
+}
+
+/**
+ * Whether decisions may reuse a voucher's loaded state. Not a loyalty card (its points change outside the engine too:
+ * earning, rewards, transfers, expiry) nor a referral code (its referees' orders and conversions do): those are read
+ * again for every batch that decides on them.
+ */
+function cacheable(v: VoucherSnapshot | null | undefined): boolean {
+  return !v || (v.type !== 'LOYALTY_CARD' && v.referral === null);
 }
 
 export class VoucherStateCache {
@@ -77,13 +89,10 @@ export class VoucherStateCache {
     return this.entries.peek(key);
   }
 
-  /**
-   * The entry when it can be decided on without a load. Never a loyalty card: its points change outside the engine
-   * too (earning, rewards, transfers, expiry), so it is read again for every batch that decides on it.
-   */
+  /** The entry when it can be decided on without a load (never one of a voucher that is not cacheable). */
   fresh(key: string, now: number): HotVoucher | undefined {
     const entry = this.entries.get(key);
-    if (!entry || entry.stale || now - entry.loadedAt > this.ttlMs || entry.snapshot?.type === 'LOYALTY_CARD') return undefined;
+    if (!entry || entry.stale || now - entry.loadedAt > this.ttlMs || !cacheable(entry.snapshot)) return undefined;
     return entry;
   }
 
@@ -95,6 +104,7 @@ export class VoucherStateCache {
       previous.loadedAt = now;
       previous.stale = false;
       previous.customerUses.clear();
+      previous.referees.clear();
       previous.sessions = new SessionBook(sessions);
       return previous;
     }
@@ -146,6 +156,7 @@ export function useContext(
     customerId,
     customerGiven,
     customerUses: committedByCustomer + heldByCustomer + (extra?.byCustomer ?? 0),
+    ...(customerId && entry.referees.has(customerId) ? { referee: entry.referees.get(customerId) } : {}),
     heldUses: entry.heldUses + entry.pendingUses + (extra?.uses ?? 0),
     heldBalance: entry.heldBalance + entry.pendingBalance + (extra?.balance ?? 0),
     ...(reserved.uses ? { reserved } : {}),

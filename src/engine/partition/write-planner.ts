@@ -66,6 +66,8 @@ class BatchPlanner {
   readonly campaignTaken = new Map<string, Spent>();
   readonly sessions = new SessionChanges<HotVoucher>();
   private readonly rolledBackHere = new Set<string>();
+  /** `program customer` of the referral conversions this batch makes: one per referee and program. */
+  private readonly convertedHere = new Set<string>();
   private readonly createdAt: Date;
 
   constructor(
@@ -103,7 +105,12 @@ class BatchPlanner {
     const campaign = entry.snapshot?.campaign;
     const spent = campaign?.budget ? this.campaignTaken.get(campaign.id) : undefined;
     const byCustomer = customer.id ? (t.byCustomer.get(customer.id) ?? 0) : 0;
-    return this.ctx.useOf(entry, customer, { uses: t.uses, balance: t.balance, byCustomer }, spent, this.sessions.reserved(entry, this.ctx.now, own));
+    const use = this.ctx.useOf(entry, customer, { uses: t.uses, balance: t.balance, byCustomer }, spent, this.sessions.reserved(entry, this.ctx.now, own));
+    const referral = entry.snapshot?.referral;
+    if (referral && customer.id && this.convertedHere.has(`${referral.programId} ${customer.id}`)) {
+      use.referee = { hasPaidOrder: use.referee?.hasPaidOrder ?? false, referred: true };
+    }
+    return use;
   }
 
   private redeem(call: Call<'redeem'>): RedemptionOutcome {
@@ -127,6 +134,7 @@ class BatchPlanner {
         this.campaignTaken.set(voucher.campaign.id, { uses: c.uses + 1, amount: c.amount + decision.amount });
       }
       if (call.customer.id) t.byCustomer.set(call.customer.id, (t.byCustomer.get(call.customer.id) ?? 0) + 1);
+      if (voucher.referral && call.customer.id) this.convertedHere.add(`${voucher.referral.programId} ${call.customer.id}`);
       if (own !== undefined) {
         this.sessions.set(entry!, own, null);
         planSession(this.plan, voucher, own, null);

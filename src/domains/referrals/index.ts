@@ -1,0 +1,3 @@
+// The referrals domain's public surface.
+export { referralContract } from './referral.contract.js';
+export { referralHandlers } from './referral.handlers.js';

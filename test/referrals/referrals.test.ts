@@ -1,0 +1,186 @@
+// Referral programs over real HTTP, the real engine and a real PostgreSQL: one code per referrer, conversions decided
+// in the redemption's own step (customer_required, referral_self_use, referee_not_new, referee_already_referred,
+// referrer_limit_reached), the cap and the one-conversion rule under races, conversions in stacks, reversal on rollback.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiClient } from '../support/api-client.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.close());
+
+const order = (amount = 5_000) => ({ id: `o-${randomUUID()}`, amount, currency: 'EUR' });
+
+async function referralProgram(api: ApiClient, referral: Record<string, unknown> = {}): Promise<string> {
+  const program = await api.create('/api/v1/campaigns', {
+    name: `Refer a friend ${randomUUID().slice(0, 6)}`,
+    type: 'REFERRAL_PROGRAM',
+    currency: 'EUR',
+    voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } },
+    referral: { confirmOn: 'REDEMPTION', ...referral },
+  });
+  return program.id;
+}
+
+async function codeFor(api: ApiClient, programId: string, customer: Record<string, unknown>): Promise<string> {
+  const res = await api.post(`/api/v1/referrals/programs/${programId}/codes`, { customer });
+  expect([200, 201], JSON.stringify(res.body)).toContain(res.status);
+  return res.body.code;
+}
+
+const redeem = (api: ApiClient, code: string, customer?: Record<string, unknown>) =>
+  api.post(`/api/v1/vouchers/${code}/redemption`, { order: order(), ...(customer ? { customer } : {}), idempotencyKey: randomUUID() });
+
+describe('referral codes', () => {
+  it('gives a referrer one code per program: 201 the first time, 200 with the same code after; a voucher of the program', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await referralProgram(api, { maxConversionsPerReferrer: 3 });
+    expect((await api.get(`/api/v1/campaigns/${programId}`)).body.referral).toEqual({
+      confirmOn: 'REDEMPTION',
+      refereeMustBeNew: true,
+      maxConversionsPerReferrer: 3,
+      referrerRewards: [],
+    });
+    const first = await api.post(`/api/v1/referrals/programs/${programId}/codes`, { customer: { sourceId: 'alice' } });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ code: expect.stringMatching(/^REF-/), programId, conversions: { pending: 0, confirmed: 0, reverted: 0 } });
+    const again = await api.post(`/api/v1/referrals/programs/${programId}/codes`, { customer: { sourceId: 'alice' } });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    // Racing first asks of one referrer still make one code.
+    const racing = await Promise.all(Array.from({ length: 8 }, () => api.post(`/api/v1/referrals/programs/${programId}/codes`, { customer: { sourceId: 'bob' } })));
+    expect(racing.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(new Set(racing.map((r) => r.body.code)).size).toBe(1);
+
+    const voucher = await api.get(`/api/v1/vouchers/${first.body.code}`);
+    expect(voucher.body).toMatchObject({ type: 'DISCOUNT', campaignId: programId, redemption: { limit: 3, redeemedCount: 0 } });
+    expect((await api.get(`/api/v1/referrals/codes/${first.body.code}`)).body).toEqual(first.body);
+    expect((await api.get(`/api/v1/customers/${first.body.referrerCustomerId}/referrals`)).body).toEqual({ data: [first.body] });
+    const named = await api.post(`/api/v1/referrals/programs/${programId}/codes`, { customer: { sourceId: 'carol' }, code: first.body.code });
+    expect(named.status).toBe(409);
+    const events = await service.pool.query(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1 AND type = 'referral.code.created'`, [workspaceId]);
+    expect(events.rows[0].n).toBe(2);
+    expect((await api.post(`/api/v1/referrals/programs/${randomUUID()}/codes`, { customer: { sourceId: 'x' } })).status).toBe(404);
+  });
+});
+
+describe('conversions at checkout', () => {
+  it('refuses what the contract refuses, in its order, and converts a new referee once', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await referralProgram(api);
+    const alice = await api.create('/api/v1/customers', { sourceId: 'alice', email: 'Alice@Example.com' });
+    const code = await codeFor(api, programId, { id: alice.id });
+
+    expect((await redeem(api, code)).body).toMatchObject({ ok: false, code: 'customer_required' });
+    expect((await redeem(api, code, { id: alice.id })).body).toMatchObject({ ok: false, code: 'referral_self_use' });
+    // A second account of the referrer: the same email in another case.
+    expect((await redeem(api, code, { sourceId: 'alice-2', email: 'alice@example.COM' })).body).toMatchObject({ ok: false, code: 'referral_self_use' });
+    // A customer with a paid order is not new.
+    const paid = await api.create('/api/v1/orders', { amount: 1_000, currency: 'EUR', customer: { sourceId: 'old-timer' } });
+    expect((await api.patch(`/api/v1/orders/${paid.id}`, { status: 'PAID' })).status).toBe(200);
+    expect((await redeem(api, code, { sourceId: 'old-timer' })).body).toMatchObject({ ok: false, code: 'referee_not_new' });
+
+    const converted = await redeem(api, code, { sourceId: 'dave' });
+    expect(converted.body).toMatchObject({ ok: true, redemption: { amount: 500 } });
+    expect((await redeem(api, code, { sourceId: 'dave' })).body).toMatchObject({ ok: false, code: 'referee_already_referred' });
+    // Another referrer's code of the same program: still one conversion per referee and program.
+    const otherCode = await codeFor(api, programId, { sourceId: 'erin' });
+    expect((await redeem(api, otherCode, { sourceId: 'dave' })).body).toMatchObject({ ok: false, code: 'referee_already_referred' });
+
+    const list = await api.get(`/api/v1/referrals/programs/${programId}/conversions`);
+    expect(list.body.data).toHaveLength(1);
+    const conversion = list.body.data[0];
+    expect(conversion).toMatchObject({
+      programId,
+      code,
+      referrerCustomerId: alice.id,
+      refereeCustomerId: converted.body.redemption.customerId,
+      redemptionId: converted.body.redemption.id,
+      status: 'CONFIRMED',
+      outcomes: [],
+    });
+    expect((await api.get(`/api/v1/referrals/conversions/${conversion.id}`)).body).toEqual(conversion);
+    expect((await api.get(`/api/v1/referrals/codes/${code}`)).body.conversions).toEqual({ pending: 0, confirmed: 1, reverted: 0 });
+    const types = await service.pool.query(`SELECT type FROM events WHERE workspace_id = $1 AND type LIKE 'referral.conversion.%' ORDER BY created_at, type`, [workspaceId]);
+    expect(types.rows.map((r) => r.type).sort()).toEqual(['referral.conversion.confirmed', 'referral.conversion.created']);
+  });
+
+  it('a rollback reverts the conversion, and the referee may convert again', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await referralProgram(api);
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    const converted = await redeem(api, code, { sourceId: 'dave' });
+    expect(converted.body.ok).toBe(true);
+    expect((await api.post(`/api/v1/redemptions/${converted.body.redemption.id}/rollback`, {})).body).toMatchObject({ ok: true });
+    const [conversion] = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
+    expect(conversion.status).toBe('REVERTED');
+    const reverted = await service.pool.query(`SELECT payload FROM events WHERE workspace_id = $1 AND type = 'referral.conversion.reverted'`, [workspaceId]);
+    expect(reverted.rows.map((r) => r.payload)).toEqual([expect.objectContaining({ conversionId: conversion.id, reason: 'ROLLBACK' })]);
+    expect((await redeem(api, code, { sourceId: 'dave' })).body).toMatchObject({ ok: true });
+    expect((await api.get(`/api/v1/referrals/codes/${code}`)).body.conversions).toEqual({ pending: 0, confirmed: 1, reverted: 1 });
+  });
+
+  it('holds the referrer cap under 12 racing referees, and one conversion per referee racing over two codes', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await referralProgram(api, { maxConversionsPerReferrer: 5 });
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => redeem(api, code, { sourceId: `referee-${i}` })));
+    for (const r of results) expect(r.status).toBe(200);
+    expect(results.filter((r) => r.body.ok)).toHaveLength(5);
+    expect(results.filter((r) => !r.body.ok).map((r) => r.body.code)).toEqual(Array(7).fill('referrer_limit_reached'));
+    expect((await api.get(`/api/v1/referrals/codes/${code}`)).body.conversions.confirmed).toBe(5);
+
+    // Ten referees, each racing through two referrers' codes of one program: each converts exactly once.
+    const uncapped = await referralProgram(api);
+    const codes = [await codeFor(api, uncapped, { sourceId: 'bob' }), await codeFor(api, uncapped, { sourceId: 'carol' })];
+    const pairs = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => Promise.all(codes.map((c) => redeem(api, c, { sourceId: `twice-${i}` })))),
+    );
+    for (const pair of pairs) {
+      expect(pair.filter((r) => r.body.ok)).toHaveLength(1);
+      expect(pair.find((r) => !r.body.ok)!.body.code).toBe('referee_already_referred');
+    }
+    const { rows } = await service.pool.query(
+      `SELECT referee_customer_id, count(*)::int AS n FROM referral_conversions WHERE program_id = $1 AND status <> 'REVERTED' GROUP BY 1 HAVING count(*) > 1`,
+      [uncapped],
+    );
+    expect(rows).toEqual([]);
+    expect((await api.get(`/api/v1/referrals/programs/${uncapped}/conversions?limit=100`)).body.data).toHaveLength(10);
+  });
+
+  it('converts inside a stack, and a failed stack converts nothing', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await referralProgram(api);
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    const extra = await api.create('/api/v1/vouchers', { code: `EXTRA-${randomUUID().slice(0, 6)}`, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 } });
+    const failed = await api.post('/api/v1/redemptions/stack', {
+      vouchers: [{ code }, { code: extra.code }, { code: 'NO-SUCH' }],
+      order: order(),
+      customer: { sourceId: 'dave' },
+      idempotencyKey: randomUUID(),
+    });
+    expect(failed.body).toMatchObject({ ok: false, code: 'voucher_not_found' });
+    expect((await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data).toEqual([]);
+    const selfStack = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code }, { code: extra.code }], order: order(), customer: { sourceId: 'alice' }, idempotencyKey: randomUUID() });
+    expect(selfStack.body).toMatchObject({ ok: false, code: 'referral_self_use' });
+
+    const stack = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code }, { code: extra.code }], order: order(), customer: { sourceId: 'dave' }, idempotencyKey: randomUUID() });
+    expect(stack.body).toMatchObject({ ok: true, order: { discountAmount: 600 } });
+    const [conversion] = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
+    expect(conversion).toMatchObject({ status: 'CONFIRMED', redemptionId: stack.body.results.find((r: { voucherCode: string }) => r.voucherCode === code).redemptionId });
+    const again = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code }], order: order(), customer: { sourceId: 'dave' }, idempotencyKey: randomUUID() });
+    expect(again.body).toMatchObject({ ok: false, code: 'referee_already_referred' });
+  });
+
+  it('keeps a conversion PENDING until its order is paid when the program confirms on ORDER_PAID', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await referralProgram(api, { confirmOn: 'ORDER_PAID' });
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    expect((await redeem(api, code, { sourceId: 'dave' })).body.ok).toBe(true);
+    const [conversion] = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
+    expect(conversion.status).toBe('PENDING');
+  });
+});
