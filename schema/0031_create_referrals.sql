@@ -48,3 +48,27 @@ CREATE TABLE referral_outcomes (
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (conversion_id, side, reward_id)
 );
+
+-- The outbox events referrals react to, copied in the transaction that records them (as loyalty's inbox does): an
+-- order paid confirms its pending conversions (and again those its cancellation reverted), an order canceled reverts
+-- them; a confirmed conversion grants its rewards and a reverted one takes them back. Each reaction commits with the
+-- deletion of its row, so exactly once.
+CREATE TABLE referral_event_inbox (
+  workspace_id uuid NOT NULL,
+  event_id uuid PRIMARY KEY,
+  type text NOT NULL,
+  payload jsonb NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX referral_event_inbox_by_created ON referral_event_inbox (created_at);
+
+CREATE FUNCTION referral_inbox_event() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO referral_event_inbox (workspace_id, event_id, type, payload, created_at)
+  VALUES (NEW.workspace_id, NEW.id, NEW.type, NEW.payload, NEW.created_at) ON CONFLICT DO NOTHING;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER events_referral_inbox AFTER INSERT ON events FOR EACH ROW
+  WHEN (NEW.type IN ('order.paid', 'order.canceled', 'referral.conversion.confirmed', 'referral.conversion.reverted'))
+  EXECUTE FUNCTION referral_inbox_event();

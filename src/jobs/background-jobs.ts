@@ -1,5 +1,6 @@
-// What the worker process runs on pg-boss: the webhook delivery pipeline, the loyalty subscriber and points sweep, and
-// the scheduled pruning of expired idempotency keys and audit entries. Also started in-process by tests.
+// What the worker process runs on pg-boss: the webhook delivery pipeline, the loyalty and referral subscribers and the
+// points sweep, and the scheduled pruning of expired idempotency keys and audit entries. Also started in-process by
+// tests.
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
@@ -13,6 +14,7 @@ import {
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
 import { loyaltyPointsQueue, startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
+import { startReferralJobs } from '../domains/referrals/index.js';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config.js';
 import { startJobQueue } from './job-queue.js';
 import { createJobScheduler } from './scheduled-jobs.js';
@@ -53,12 +55,15 @@ export async function startBackgroundJobs(options: {
     ...(options.limits ? { limits: options.limits } : {}),
   });
   const loyalty = await startLoyaltyJobs({ boss, pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
+  const referrals = startReferralJobs({ pool, log: log.child({ component: 'referrals' }) });
   return {
     wake: () => {
       delivery.wake();
       loyalty.wake();
+      referrals.wake();
     },
     async stop() {
+      await referrals.stop();
       await loyalty.stop();
       await delivery.stop();
       await boss.stop({ graceful: false, close: false });

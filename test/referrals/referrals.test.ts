@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
+import { reactToNextReferralEvent } from '../../src/domains/referrals/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -11,6 +12,11 @@ beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(async () => service?.close());
+
+/** Runs the worker's referral reactions in-process until the inbox is empty. */
+async function drainReferrals(): Promise<void> {
+  while (await reactToNextReferralEvent(service.pool));
+}
 
 const order = (amount = 5_000) => ({ id: `o-${randomUUID()}`, amount, currency: 'EUR' });
 
@@ -175,12 +181,34 @@ describe('conversions at checkout', () => {
     expect(again.body).toMatchObject({ ok: false, code: 'referee_already_referred' });
   });
 
-  it('keeps a conversion PENDING until its order is paid when the program confirms on ORDER_PAID', async () => {
-    const { api } = await service.newWorkspace();
+  it('keeps a conversion PENDING until its order is paid (once, however often order.paid is seen), and a cancel reverts it', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
     const programId = await referralProgram(api, { confirmOn: 'ORDER_PAID' });
     const code = await codeFor(api, programId, { sourceId: 'alice' });
-    expect((await redeem(api, code, { sourceId: 'dave' })).body.ok).toBe(true);
-    const [conversion] = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
-    expect(conversion.status).toBe('PENDING');
+    const statusOf = async () => (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data.map((c: { status: string }) => c.status);
+    const eventsOf = async (type: string) =>
+      (await service.pool.query(`SELECT payload FROM events WHERE workspace_id = $1 AND type = $2`, [workspaceId, type])).rows.map((r) => r.payload);
+
+    // The referee's order, named by its sourceId in the redemption.
+    const placed = await api.create('/api/v1/orders', { sourceId: 'web-1001', amount: 5_000, currency: 'EUR', customer: { sourceId: 'dave' } });
+    const redeemed = await api.post(`/api/v1/vouchers/${code}/redemption`, { order: { id: 'web-1001', amount: 5_000, currency: 'EUR' }, customer: { sourceId: 'dave' } });
+    expect(redeemed.body.ok).toBe(true);
+    expect(await statusOf()).toEqual(['PENDING']);
+    await drainReferrals();
+    expect(await statusOf()).toEqual(['PENDING']);
+
+    expect((await api.patch(`/api/v1/orders/${placed.id}`, { status: 'PAID' })).status).toBe(200);
+    await drainReferrals();
+    expect(await statusOf()).toEqual(['CONFIRMED']);
+    expect(await eventsOf('referral.conversion.confirmed')).toEqual([expect.objectContaining({ code, orderId: 'web-1001', programId })]);
+    // order.paid seen twice (a replayed event): confirmed once.
+    await service.pool.query(`INSERT INTO events (workspace_id, type, payload) SELECT workspace_id, type, payload FROM events WHERE workspace_id = $1 AND type = 'order.paid'`, [workspaceId]);
+    await drainReferrals();
+    expect(await eventsOf('referral.conversion.confirmed')).toHaveLength(1);
+
+    expect((await api.patch(`/api/v1/orders/${placed.id}`, { status: 'CANCELED' })).status).toBe(200);
+    await drainReferrals();
+    expect(await statusOf()).toEqual(['REVERTED']);
+    expect(await eventsOf('referral.conversion.reverted')).toEqual([expect.objectContaining({ code, reason: 'ORDER_CANCELED' })]);
   });
 });

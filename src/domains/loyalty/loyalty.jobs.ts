@@ -5,6 +5,7 @@
 // every LOYALTY_JOBS_INTERVAL in one worker at a time and survives a worker killed mid-run (pg-boss expires and retries).
 import type PgBoss from 'pg-boss';
 import { withTransaction, type Pool } from '../../platform/database.js';
+import { startInboxLoops } from '../../platform/inbox-loops.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordEvents, type NewEvent } from '../events/index.js';
 import { reactToEvent } from './earning.service.js';
@@ -110,36 +111,6 @@ export async function sweepPoints(pool: Pool): Promise<{ activated: number; expi
 export async function startLoyaltyJobs(options: { boss: PgBoss; pool: Pool; log: Logger; settings?: Partial<LoyaltyJobSettings> }): Promise<LoyaltyJobs> {
   const { boss, pool, log } = options;
   const settings = { ...DEFAULT_LOYALTY_JOB_SETTINGS, ...options.settings };
-  let stopping = false;
-  const sleepers = new Set<() => void>();
-  const wakeAll = () => {
-    for (const wake of [...sleepers]) wake();
-  };
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      sleepers.add(done);
-    });
-
-  async function inboxLoop() {
-    while (!stopping) {
-      let reacted = false;
-      try {
-        reacted = await reactToNextEvent(pool);
-      } catch (error) {
-        // The row stays in the inbox (its transaction rolled back): taken again after the pause.
-        log.warn({ err: (error as Error).message }, 'loyalty reaction failed; retrying');
-        await sleep(1_000);
-        continue;
-      }
-      if (!reacted) await sleep(settings.pollMs);
-    }
-  }
 
   async function sweep() {
     return sweepPoints(pool);
@@ -153,15 +124,14 @@ export async function startLoyaltyJobs(options: { boss: PgBoss; pool: Pool; log:
   });
   await boss.send(LOYALTY_POINTS_QUEUE, {});
 
-  const loops = Promise.all(Array.from({ length: settings.concurrency }, () => inboxLoop()));
+  // A failed reaction leaves its row in the inbox (its transaction rolled back): taken again after the pause.
+  const inbox = startInboxLoops(() => reactToNextEvent(pool), { concurrency: settings.concurrency, pollMs: settings.pollMs, log, what: 'loyalty reaction' });
   log.info({ settings }, 'loyalty jobs started');
   return {
-    wake: wakeAll,
+    wake: inbox.wake,
     sweep,
     async stop() {
-      stopping = true;
-      wakeAll();
-      await loops;
+      await inbox.stop();
       await boss.offWork(LOYALTY_POINTS_QUEUE);
     },
   };

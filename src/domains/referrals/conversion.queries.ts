@@ -1,0 +1,87 @@
+// SQL of the referral reactions: the inbox, and conversions confirmed or reverted by their order.
+import type { Sql } from '../../platform/database.js';
+
+export interface ReferralInboxEvent {
+  eventId: string;
+  workspaceId: string;
+  type: 'order.paid' | 'order.canceled' | 'referral.conversion.confirmed' | 'referral.conversion.reverted';
+  payload: Record<string, unknown>;
+}
+
+/** Takes (deletes, in the caller's transaction) the oldest inbox row no other reaction holds. */
+export async function takeReferralEvent(tx: Sql): Promise<ReferralInboxEvent | undefined> {
+  const { rows } = await tx.query<{ event_id: string; workspace_id: string; type: ReferralInboxEvent['type']; payload: Record<string, unknown> }>(
+    `DELETE FROM referral_event_inbox WHERE event_id = (
+       SELECT event_id FROM referral_event_inbox ORDER BY created_at, event_id LIMIT 1 FOR UPDATE SKIP LOCKED
+     ) RETURNING event_id, workspace_id, type, payload`,
+  );
+  const r = rows[0];
+  return r && { eventId: r.event_id, workspaceId: r.workspace_id, type: r.type, payload: r.payload };
+}
+
+export interface ConversionChange {
+  id: string;
+  programId: string;
+  code: string;
+  referrerCustomerId: string;
+  refereeCustomerId: string;
+  orderId: string | null;
+  redemptionId: string | null;
+}
+
+const RETURNING = 'RETURNING c.id, c.program_id, c.code, c.referrer_customer_id, c.referee_customer_id, c.order_id, c.redemption_id';
+
+function toChange(r: Record<string, unknown>): ConversionChange {
+  return {
+    id: r.id as string,
+    programId: r.program_id as string,
+    code: r.code as string,
+    referrerCustomerId: r.referrer_customer_id as string,
+    refereeCustomerId: r.referee_customer_id as string,
+    orderId: r.order_id as string | null,
+    redemptionId: r.redemption_id as string | null,
+  };
+}
+
+/**
+ * The order's id and sourceId (a redemption names its order by either) and its status now, locked against the order's
+ * other reaction: paid and canceled of one order take turns, whatever order the worker sees their events in.
+ */
+async function lockOrder(tx: Sql, workspaceId: string, orderId: string): Promise<{ keys: string[]; status: string } | undefined> {
+  const { rows } = await tx.query<{ id: string; source_id: string | null; status: string }>(
+    'SELECT id, source_id, status FROM orders WHERE workspace_id = $1 AND id = $2 FOR NO KEY UPDATE',
+    [workspaceId, orderId],
+  );
+  const order = rows[0];
+  return order && { keys: [order.id, ...(order.source_id !== null ? [order.source_id] : [])], status: order.status };
+}
+
+/**
+ * An order paid: its pending conversions are confirmed, once (a replayed order.paid finds none pending). Nothing for
+ * an order canceled since (CANCELED is final: its conversions stay reverted).
+ */
+export async function confirmOrderConversions(tx: Sql, workspaceId: string, orderId: string): Promise<ConversionChange[]> {
+  const order = await lockOrder(tx, workspaceId, orderId);
+  if (!order || (order.status !== 'PAID' && order.status !== 'FULFILLED')) return [];
+  const { rows } = await tx.query(
+    `UPDATE referral_conversions c SET status = 'CONFIRMED', confirmed_at = now(), updated_at = now()
+      WHERE c.workspace_id = $1 AND c.order_id = ANY($2::text[]) AND c.status = 'PENDING'
+     ${RETURNING}`,
+    [workspaceId, order.keys],
+  );
+  return rows.map(toChange);
+}
+
+/** An order canceled: its pending and confirmed conversions are reverted. */
+export async function revertOrderConversions(tx: Sql, workspaceId: string, orderId: string): Promise<ConversionChange[]> {
+  const order = await lockOrder(tx, workspaceId, orderId);
+  if (!order) return [];
+  const keys = order.keys;
+  const { rows } = await tx.query(
+    `UPDATE referral_conversions c SET status = 'REVERTED', reverted_by = 'ORDER_CANCELED', reverted_at = now(), updated_at = now()
+      WHERE c.workspace_id = $1 AND c.order_id = ANY($2::text[]) AND c.status <> 'REVERTED'
+     ${RETURNING}`,
+    [workspaceId, keys],
+  );
+  return rows.map(toChange);
+}
