@@ -211,4 +211,33 @@ describe('conversions at checkout', () => {
     expect(await statusOf()).toEqual(['REVERTED']);
     expect(await eventsOf('referral.conversion.reverted')).toEqual([expect.objectContaining({ code, reason: 'ORDER_CANCELED' })]);
   });
+
+  it('converts by a custom event naming the code, with the same refusals, sharing the cap with checkout under races', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await referralProgram(api, { maxConversionsPerReferrer: 4 });
+    const code = await codeFor(api, programId, { sourceId: 'alice', email: 'alice@example.com' });
+    const event = (sourceId: string, extra: Record<string, unknown> = {}) =>
+      api.post('/api/v1/custom-events', { name: 'signed_up', customer: { sourceId, ...extra }, referral: { code } });
+
+    const first = await event('dave');
+    expect(first.status).toBe(200);
+    expect(first.body.effects).toEqual([{ type: 'REFERRAL_CONVERTED', conversionId: expect.any(String), programId, code, status: 'CONFIRMED' }]);
+    expect((await event('dave')).body.effects).toEqual([{ type: 'REFERRAL_REFUSED', code, reason: 'referee_already_referred' }]);
+    expect((await event('alice-2', { email: 'ALICE@example.com' })).body.effects).toEqual([{ type: 'REFERRAL_REFUSED', code, reason: 'referral_self_use' }]);
+    expect((await api.post('/api/v1/custom-events', { name: 'x', customer: { sourceId: 'erin' }, referral: { code: 'NOPE' } })).body.effects).toEqual([
+      { type: 'REFERRAL_REFUSED', code: 'NOPE', reason: 'voucher_not_found' },
+    ]);
+
+    // 3 uses of the cap are left: 6 events and 6 checkouts race for them.
+    const racing = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => event(`by-event-${i}`)),
+      ...Array.from({ length: 6 }, (_, i) => redeem(api, code, { sourceId: `by-checkout-${i}` })),
+    ]);
+    for (const r of racing) expect(r.status).toBe(200);
+    const converted = racing.filter((r) => r.body.ok === true || r.body.effects?.[0]?.type === 'REFERRAL_CONVERTED');
+    expect(converted).toHaveLength(3);
+    const voucher = await api.get(`/api/v1/vouchers/${code}`);
+    expect(voucher.body.redemption).toMatchObject({ limit: 4, redeemedCount: 4 });
+    expect((await api.get(`/api/v1/referrals/codes/${code}`)).body.conversions.confirmed).toBe(4);
+  });
 });

@@ -117,13 +117,24 @@ export const CustomEventBody = z.object({
   name: EventName,
   customer: CustomerReference,
   metadata: Metadata.optional(),
-  referral: z.object({ code: z.string().min(1).max(100) }).optional().meta({ description: 'Kept with the event (referral programs read it).' }),
+  referral: z
+    .object({ code: z.string().min(1).max(100) })
+    .optional()
+    .meta({ description: "A referral code: the customer converts through it (the same refusals as at checkout; confirmed at once)." }),
   idempotencyKey: z.string().min(1).max(200).optional(),
 });
 export type CustomEventBody = z.infer<typeof CustomEventBody>;
 
 export const CustomEventEffect = z
-  .object({ type: z.literal('POINTS_EARNED'), memberId: Uuid, programId: Uuid, earningRuleId: Uuid, points: z.number().int(), pending: z.boolean() })
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('POINTS_EARNED'), memberId: Uuid, programId: Uuid, earningRuleId: Uuid, points: z.number().int(), pending: z.boolean() }),
+    z.object({ type: z.literal('REFERRAL_CONVERTED'), conversionId: Uuid, programId: Uuid, code: z.string(), status: z.enum(['PENDING', 'CONFIRMED']) }),
+    z.object({
+      type: z.literal('REFERRAL_REFUSED'),
+      code: z.string(),
+      reason: z.enum(['voucher_not_found', 'voucher_disabled', 'referral_self_use', 'referee_not_new', 'referee_already_referred', 'referrer_limit_reached']),
+    }),
+  ])
   .meta({ id: 'CustomEventEffect' });
 
 export const CustomEventOutcome = z

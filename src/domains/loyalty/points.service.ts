@@ -8,6 +8,7 @@ import type { Operation } from '../../contract/operation.js';
 import { invalidField, problem } from '../../contract/problems.js';
 import { withTransaction, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
+import { convertByEvent } from '../referrals/index.js';
 import type { ExplanationCode } from '../redemptions/redemption.schemas.js';
 import { earnForCustomEvent } from './earning.service.js';
 import { expiryOf } from './earning.rules.js';
@@ -155,7 +156,8 @@ export async function transferMemberPoints({ tx, record, emit }: UnitOfWork, wor
 export async function recordCustomEvent(unit: UnitOfWork, workspaceId: string, body: CustomEventBody): Promise<CustomEventOutcome> {
   const customerId = await requireCustomer(unit.tx, workspaceId, body.customer);
   const id = await insertCustomEvent(unit.tx, workspaceId, { name: body.name, customerId, metadata: body.metadata ?? {}, referralCode: body.referral?.code ?? null });
-  const effects = await earnForCustomEvent(unit, workspaceId, { id, name: body.name, customerId });
+  const effects: CustomEventOutcome['effects'] = await earnForCustomEvent(unit, workspaceId, { id, name: body.name, customerId });
+  if (body.referral) effects.push(await convertByEvent(unit.tx, unit.emit, workspaceId, body.referral.code, customerId));
   unit.record({ resourceType: 'custom_event', resourceId: id, after: { name: body.name, customerId, effects } });
   return { id, effects };
 }

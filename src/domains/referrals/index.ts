@@ -2,3 +2,4 @@
 export { referralContract } from './referral.contract.js';
 export { referralHandlers } from './referral.handlers.js';
 export { reactToNextReferralEvent, startReferralJobs } from './referral.jobs.js';
+export { convertByEvent, type EventConversion } from './event-conversion.js';
