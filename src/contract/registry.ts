@@ -16,6 +16,7 @@ import { voucherContract } from '../domains/vouchers/voucher.contract.js';
 import { webhookContract } from '../domains/webhooks/webhook.contract.js';
 import { loyaltyContract } from '../domains/loyalty/loyalty.contract.js';
 import { referralContract } from '../domains/referrals/referral.contract.js';
+import { rewardContract } from '../domains/rewards/reward.contract.js';
 import { workspaceContract } from '../domains/workspaces/workspace.contract.js';
 import { importContract } from '../domains/imports/import.contract.js';
 
@@ -36,6 +37,7 @@ export const operations = Object.freeze([
   ...Object.values(segmentContract),
   ...Object.values(auditContract),
   ...Object.values(loyaltyContract),
+  ...Object.values(rewardContract),
   ...Object.values(referralContract),
   ...Object.values(staffContract),
   ...Object.values(insightContract),

@@ -154,6 +154,25 @@ describe('the audit log of every mutation', () => {
     const loyaltyTier = await write('loyalty.createTier', { id: program.id, name: 'Silver', minPoints: 1 });
     await write('loyalty.updateTier', { id: program.id, tierId: loyaltyTier.id, name: 'Gold' });
     await write('loyalty.deleteTier', { id: program.id, tierId: loyaltyTier.id });
+    // Rewards: the catalog, a program's offer, a redemption (and a refusal, which writes none), refund, fulfillment.
+    const rewardType = await write('rewardTypes.create', { key: 'audited', name: 'Audited', attributesSchema: { properties: { note: { type: 'string' } } }, fulfillment: 'MANUAL' });
+    const material = await write('rewards.create', { name: 'Mug', type: 'MATERIAL' });
+    const custom = await write('rewards.create', { name: 'Visit', type: 'CUSTOM', rewardTypeId: rewardType.id, attributes: { note: 'hi' } });
+    await write('rewards.update', { id: material.id, stock: 5 });
+    await write('loyalty.offerReward', { id: program.id, rewardId: material.id, points: 50 });
+    await write('loyalty.offerReward', { id: program.id, rewardId: custom.id, points: 10 });
+    const tooDear = await call('loyalty.redeemReward', { id: friend.id, rewardId: material.id });
+    expect(tooDear.body).toMatchObject({ ok: false, code: 'loyalty_points_insufficient' });
+    expect(await entriesOf(tooDear.requestId)).toHaveLength(0);
+    const rewardRedemption = await write('loyalty.redeemReward', { id: loyaltyMember.id, rewardId: material.id });
+    await write('loyalty.refundRewardRedemption', { id: rewardRedemption.rewardRedemption.id });
+    const pending = await write('loyalty.redeemReward', { id: loyaltyMember.id, rewardId: custom.id });
+    await write('loyalty.fulfilRewardRedemption', { id: pending.rewardRedemption.id, status: 'FULFILLED' });
+    await write('loyalty.withdrawReward', { id: program.id, rewardId: custom.id });
+    const unused = await write('rewards.create', { name: 'Unused', type: 'MATERIAL' });
+    await write('rewards.delete', { id: unused.id });
+    const unusedType = await write('rewardTypes.create', { key: 'unused', name: 'Unused', attributesSchema: { properties: {} }, fulfillment: 'NONE' });
+    await write('rewardTypes.delete', { id: unusedType.id });
     const referralProgram = await write('campaigns.create', {
       name: 'audited referrals', type: 'REFERRAL_PROGRAM', voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } },
     });

@@ -5,3 +5,8 @@ export { loyaltyHandlers } from './loyalty.handlers.js';
 export { loyaltyPointsQueue, reactToNextEvent, startLoyaltyJobs, sweepPoints, type LoyaltyJobs, type LoyaltyJobSettings } from './loyalty.jobs.js';
 export { debitPoints, refundPoints, grantPoints } from './points-ledger.queries.js';
 export { Member as LoyaltyMember, LedgerEntry as LoyaltyLedgerEntry } from './member.schemas.js';
+// For the rewards catalog: members' cards locked in id order, joining, the idempotent unit of work of points writes.
+export { lockCards } from './points-ledger.queries.js';
+export { joinProgram, placeMember } from './member.service.js';
+export { findMember } from './member.queries.js';
+export { idempotentWrite, refuse as refuseWrite } from './points.service.js';

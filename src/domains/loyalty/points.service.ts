@@ -20,15 +20,15 @@ import { findProgramSettings, insertCustomEvent } from './reaction.queries.js';
 
 /** A business refusal: the transaction rolls back and the outcome is answered (and kept under the key). */
 class Refusal {
-  constructor(readonly outcome: { ok: false; code: ExplanationCode; message: string }) {}
+  constructor(readonly outcome: { ok: false; code: ExplanationCode; message: string; explanations?: Array<Record<string, unknown>> }) {}
 }
 
 class Replay {
   constructor(readonly response: Record<string, unknown>) {}
 }
 
-function refuse(code: ExplanationCode, message: string): never {
-  throw new Refusal({ ok: false, code, message });
+export function refuse(code: ExplanationCode, message: string, details?: Record<string, unknown>): never {
+  throw new Refusal({ ok: false, code, message, ...(details ? { explanations: [{ code, message, ...details }] } : {}) });
 }
 
 /** Claims the key in `tx`; the stored response when the key was used before by the same request, 409 for another. */

@@ -2,27 +2,14 @@
 // the once-only earnings, custom events, and the buckets due for activation, expiry or an expiring notice. Orders,
 // redemptions and validation rules are read here (never written): the owning domains export no such reads.
 import type { Sql } from '../../platform/database.js';
+import { takeInboxRow, type InboxRow } from '../../platform/inbox-loops.js';
 import type { ConditionTree } from '../rules/index.js';
 
-export interface InboxEvent {
-  eventId: string;
-  workspaceId: string;
-  type: 'order.paid' | 'order.canceled' | 'customer.segment.entered';
-  payload: Record<string, unknown>;
-}
+export type InboxEvent = InboxRow<'order.paid' | 'order.canceled' | 'customer.segment.entered'>;
 
-/**
- * Takes the oldest inbox row nobody holds and deletes it in the caller's transaction: the reaction commits with the
- * removal, or both roll back (a killed worker's row is taken again by the next).
- */
-export async function takeInboxEvent(tx: Sql): Promise<InboxEvent | undefined> {
-  const { rows } = await tx.query<{ event_id: string; workspace_id: string; type: InboxEvent['type']; payload: Record<string, unknown> }>(
-    `DELETE FROM loyalty_event_inbox WHERE event_id = (
-       SELECT event_id FROM loyalty_event_inbox ORDER BY created_at, event_id LIMIT 1 FOR UPDATE SKIP LOCKED
-     ) RETURNING event_id, workspace_id, type, payload`,
-  );
-  const r = rows[0];
-  return r && { eventId: r.event_id, workspaceId: r.workspace_id, type: r.type, payload: r.payload };
+/** Takes the oldest free row of loyalty's inbox (deleted in the caller's transaction). */
+export function takeInboxEvent(tx: Sql): Promise<InboxEvent | undefined> {
+  return takeInboxRow(tx, 'loyalty_event_inbox');
 }
 
 export interface PaidOrder {

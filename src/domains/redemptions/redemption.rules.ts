@@ -131,6 +131,11 @@ const MESSAGES: Record<ExplanationCode, string> = {
   referee_not_new: 'Referral codes are for new customers only.',
   referee_already_referred: 'This customer has been referred in this program already.',
   referrer_limit_reached: 'This referral code has been used as many times as allowed.',
+  reward_not_found: 'No such reward is offered in this program.',
+  reward_inactive: 'This reward is not available now.',
+  reward_out_of_stock: 'This reward is out of stock.',
+  reward_limit_reached: 'This member has redeemed this reward as many times as allowed.',
+  reward_already_used: 'What this reward issued has been used already.',
 };
 
 export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {

@@ -36,6 +36,11 @@ export const EXPLANATION_CODES = [
   'referee_not_new',
   'referee_already_referred',
   'referrer_limit_reached',
+  'reward_not_found',
+  'reward_inactive',
+  'reward_out_of_stock',
+  'reward_limit_reached',
+  'reward_already_used',
 ] as const;
 export const ExplanationCode = z.enum(EXPLANATION_CODES).meta({ id: 'ExplanationCode', description: 'Why a voucher cannot be used: support-safe and stable.' });
 export type ExplanationCode = (typeof EXPLANATION_CODES)[number];

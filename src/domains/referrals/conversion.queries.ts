@@ -1,22 +1,12 @@
 // SQL of the referral reactions: the inbox, and conversions confirmed or reverted by their order.
 import type { Sql } from '../../platform/database.js';
+import { takeInboxRow, type InboxRow } from '../../platform/inbox-loops.js';
 
-export interface ReferralInboxEvent {
-  eventId: string;
-  workspaceId: string;
-  type: 'order.paid' | 'order.canceled' | 'referral.conversion.confirmed' | 'referral.conversion.reverted';
-  payload: Record<string, unknown>;
-}
+export type ReferralInboxEvent = InboxRow<'order.paid' | 'order.canceled' | 'referral.conversion.confirmed' | 'referral.conversion.reverted'>;
 
-/** Takes (deletes, in the caller's transaction) the oldest inbox row no other reaction holds. */
-export async function takeReferralEvent(tx: Sql): Promise<ReferralInboxEvent | undefined> {
-  const { rows } = await tx.query<{ event_id: string; workspace_id: string; type: ReferralInboxEvent['type']; payload: Record<string, unknown> }>(
-    `DELETE FROM referral_event_inbox WHERE event_id = (
-       SELECT event_id FROM referral_event_inbox ORDER BY created_at, event_id LIMIT 1 FOR UPDATE SKIP LOCKED
-     ) RETURNING event_id, workspace_id, type, payload`,
-  );
-  const r = rows[0];
-  return r && { eventId: r.event_id, workspaceId: r.workspace_id, type: r.type, payload: r.payload };
+/** Takes the oldest free row of the referral inbox (deleted in the caller's transaction). */
+export function takeReferralEvent(tx: Sql): Promise<ReferralInboxEvent | undefined> {
+  return takeInboxRow(tx, 'referral_event_inbox');
 }
 
 export interface ConversionChange {

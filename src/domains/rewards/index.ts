@@ -1,0 +1,3 @@
+// The rewards domain's public surface: its operations, and what referral programs use to grant and take back rewards.
+export { rewardContract } from './reward.contract.js';
+export { rewardHandlers } from './reward.handlers.js';

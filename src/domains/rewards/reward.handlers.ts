@@ -1,0 +1,184 @@
+// Rewards catalog handlers: rewards checked against what their type needs, reward types, program offers, and reward
+// redemptions (idempotent, refusals as outcomes); the engine learns of the vouchers a redemption made or changed.
+import { implement, type ServiceDeps } from '../../contract/handler.js';
+import { invalidField, problem, ProblemError } from '../../contract/problems.js';
+import type { Sql } from '../../platform/database.js';
+import { findCampaign } from '../campaigns/index.js';
+import { findMember, idempotentWrite } from '../loyalty/index.js';
+import { idempotencyClaim } from '../redemptions/index.js';
+import { attributeErrors } from './reward-attributes.rules.js';
+import { fulfilRewardRedemption, redeemReward, refundRewardRedemption, type Touched } from './reward-redemption.service.js';
+import { rewardContract } from './reward.contract.js';
+import {
+  deleteOffer,
+  deleteReward,
+  deleteRewardType,
+  findReward,
+  findRewardRedemption,
+  findRewardType,
+  insertReward,
+  insertRewardType,
+  listOffers,
+  listRewards,
+  listRewardTypes,
+  publicRedemption,
+  updateReward,
+  upsertOffer,
+} from './reward.queries.js';
+import type { CreateRewardBody } from './reward.schemas.js';
+
+const rewardNotFound = () => problem('not_found', 'no such reward');
+
+/** What each kind of reward needs: its campaign of the right type, an amount, a custom type and valid attributes. */
+async function checkReward(tx: Sql, workspaceId: string, body: CreateRewardBody): Promise<void> {
+  const needsCampaign = { DISCOUNT_VOUCHER: 'DISCOUNT_COUPONS', GIFT_CREDITS: 'GIFT_VOUCHERS', LOYALTY_POINTS: 'LOYALTY_PROGRAM' } as const;
+  const campaignType = body.type in needsCampaign ? needsCampaign[body.type as keyof typeof needsCampaign] : undefined;
+  if (campaignType) {
+    if (!body.campaignId) throw invalidField('body.campaignId', `a ${body.type} reward needs a ${campaignType} campaign`);
+    const campaign = await findCampaign(tx, workspaceId, body.campaignId);
+    if (!campaign || campaign.type !== campaignType) throw invalidField('body.campaignId', `no ${campaignType} campaign with this id`);
+  } else if (body.campaignId) throw invalidField('body.campaignId', `a ${body.type} reward has no campaign`);
+  const needsAmount = body.type === 'GIFT_CREDITS' || body.type === 'LOYALTY_POINTS';
+  if (needsAmount && body.amount === undefined) throw invalidField('body.amount', `a ${body.type} reward needs an amount`);
+  if (!needsAmount && body.amount !== undefined) throw invalidField('body.amount', `a ${body.type} reward has no amount`);
+  if (body.type === 'CUSTOM') {
+    if (!body.rewardTypeId) throw invalidField('body.rewardTypeId', 'a CUSTOM reward needs a reward type');
+    const type = await findRewardType(tx, workspaceId, body.rewardTypeId);
+    if (!type) throw invalidField('body.rewardTypeId', 'no reward type with this id');
+    const errors = attributeErrors(type.attributesSchema, body.attributes ?? {});
+    if (errors.length) throw new ProblemError('invalid_request', 'the attributes do not fit the reward type', { errors });
+  } else if (body.rewardTypeId) throw invalidField('body.rewardTypeId', 'only CUSTOM rewards have a reward type');
+  if (body.startDate && body.expirationDate && Date.parse(body.expirationDate) < Date.parse(body.startDate)) {
+    throw invalidField('body.expirationDate', 'expirationDate is before startDate');
+  }
+}
+
+async function tellEngine(deps: ServiceDeps, workspaceId: string, touched: Touched): Promise<void> {
+  for (const code of touched.codes) await deps.engine.voucherChanged(workspaceId, code);
+}
+
+export const rewardHandlers = implement(rewardContract, {
+  async createReward({ input, actor, mutate }) {
+    return mutate(async ({ tx, record }) => {
+      await checkReward(tx, actor.workspaceId, input);
+      const reward = await insertReward(tx, actor.workspaceId, input);
+      record({ resourceType: 'reward', resourceId: reward.id, after: reward });
+      return reward;
+    });
+  },
+  async listRewards({ input, actor, deps }) {
+    return listRewards(deps.db, deps.cursors, actor.workspaceId, input);
+  },
+  async getReward({ input, actor, deps }) {
+    const reward = await findReward(deps.db, actor.workspaceId, input.id);
+    if (!reward) throw rewardNotFound();
+    return reward;
+  },
+  async updateReward({ input, actor, mutate }) {
+    const { id, ...patch } = input;
+    return mutate(async ({ tx, record }) => {
+      const before = await findReward(tx, actor.workspaceId, id, { lock: true });
+      if (!before) throw rewardNotFound();
+      if (patch.attributes !== undefined && before.rewardTypeId) {
+        const type = (await findRewardType(tx, actor.workspaceId, before.rewardTypeId))!;
+        const errors = attributeErrors(type.attributesSchema, patch.attributes);
+        if (errors.length) throw new ProblemError('invalid_request', 'the attributes do not fit the reward type', { errors });
+      }
+      const after = (await updateReward(tx, actor.workspaceId, id, patch))!;
+      if (after.startDate && after.expirationDate && Date.parse(after.expirationDate) < Date.parse(after.startDate)) {
+        throw invalidField('body.expirationDate', 'expirationDate is before startDate');
+      }
+      record({ resourceType: 'reward', resourceId: id, before, after });
+      return after;
+    });
+  },
+  async deleteReward({ input, actor, mutate }) {
+    await mutate(async ({ tx, record }) => {
+      const before = await findReward(tx, actor.workspaceId, input.id, { lock: true });
+      const result = await deleteReward(tx, actor.workspaceId, input.id);
+      if (result === 'missing') throw rewardNotFound();
+      if (result === 'in_use') throw problem('conflict', 'the reward has redemptions: deactivate it instead');
+      record({ resourceType: 'reward', resourceId: input.id, before });
+    });
+  },
+  async createRewardType({ input, actor, mutate }) {
+    return mutate(async ({ tx, record }) => {
+      const type = await insertRewardType(tx, actor.workspaceId, input);
+      if (!type) throw problem('conflict', `a reward type with key ${JSON.stringify(input.key)} exists`);
+      record({ resourceType: 'reward_type', resourceId: type.id, after: type });
+      return type;
+    });
+  },
+  async listRewardTypes({ input, actor, deps }) {
+    return listRewardTypes(deps.db, deps.cursors, actor.workspaceId, input);
+  },
+  async getRewardType({ input, actor, deps }) {
+    const type = await findRewardType(deps.db, actor.workspaceId, input.id);
+    if (!type) throw problem('not_found', 'no such reward type');
+    return type;
+  },
+  async deleteRewardType({ input, actor, mutate }) {
+    await mutate(async ({ tx, record }) => {
+      const before = await findRewardType(tx, actor.workspaceId, input.id);
+      const result = await deleteRewardType(tx, actor.workspaceId, input.id);
+      if (result === 'missing') throw problem('not_found', 'no such reward type');
+      if (result === 'in_use') throw problem('conflict', 'rewards use this type');
+      record({ resourceType: 'reward_type', resourceId: input.id, before });
+    });
+  },
+  async offerReward({ input, actor, mutate }) {
+    return mutate(async ({ tx, record }) => {
+      const program = await findCampaign(tx, actor.workspaceId, input.id);
+      if (!program || program.type !== 'LOYALTY_PROGRAM') throw problem('not_found', 'no such loyalty program');
+      if (!(await findReward(tx, actor.workspaceId, input.rewardId))) throw invalidField('body.rewardId', 'no reward with this id');
+      const offer = await upsertOffer(tx, actor.workspaceId, input.id, input.rewardId, input.points);
+      record({ resourceType: 'loyalty_program_reward', resourceId: offer.id, after: { programId: offer.programId, rewardId: offer.rewardId, points: offer.points } });
+      return offer;
+    });
+  },
+  async listProgramRewards({ input, actor, deps }) {
+    const { id, ...page } = input;
+    const program = await findCampaign(deps.db, actor.workspaceId, id);
+    if (!program || program.type !== 'LOYALTY_PROGRAM') throw problem('not_found', 'no such loyalty program');
+    return listOffers(deps.db, deps.cursors, actor.workspaceId, id, page);
+  },
+  async withdrawReward({ input, actor, mutate }) {
+    await mutate(async ({ tx, record }) => {
+      if (!(await deleteOffer(tx, actor.workspaceId, input.id, input.rewardId))) throw problem('not_found', 'the program does not offer this reward');
+      record({ resourceType: 'loyalty_program_reward', resourceId: input.rewardId, before: { programId: input.id, rewardId: input.rewardId } });
+    });
+  },
+  async listMemberRewards({ input, actor, deps }) {
+    const { id, ...page } = input;
+    const member = await findMember(deps.db, actor.workspaceId, id);
+    if (!member) throw problem('not_found', 'no such loyalty member');
+    const offers = await listOffers(deps.db, deps.cursors, actor.workspaceId, member.programId, page);
+    const balance = Math.max(0, member.balance);
+    return { ...offers, data: offers.data.map((o) => ({ ...o, affordable: balance >= o.points, pointsMissing: Math.max(0, o.points - balance) })) };
+  },
+  async redeemReward(ctx) {
+    const { id, rewardId } = ctx.input;
+    const claim = idempotencyClaim('loyalty.redeemReward', `/loyalty/members/${id}/reward-redemptions`, ctx.input);
+    const touched: Touched = { codes: [] };
+    const outcome = await idempotentWrite(ctx, claim, (unit) => redeemReward(unit, ctx.actor.workspaceId, id, rewardId, touched));
+    await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
+    return outcome as never;
+  },
+  async getRewardRedemption({ input, actor, deps }) {
+    const stored = await findRewardRedemption(deps.db, actor.workspaceId, input.id);
+    if (!stored) throw problem('not_found', 'no such reward redemption');
+    return publicRedemption(stored);
+  },
+  async refundRewardRedemption(ctx) {
+    const touched: Touched = { codes: [] };
+    const outcome = await idempotentWrite(ctx, undefined, (unit) => refundRewardRedemption(unit, ctx.actor.workspaceId, ctx.input.id, 'REFUNDED', touched));
+    await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
+    return outcome as never;
+  },
+  async fulfilRewardRedemption(ctx) {
+    const touched: Touched = { codes: [] };
+    const outcome = await idempotentWrite(ctx, undefined, (unit) => fulfilRewardRedemption(unit, ctx.actor.workspaceId, ctx.input.id, ctx.input.status, touched));
+    await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
+    return outcome as never;
+  },
+});
