@@ -240,4 +240,41 @@ describe('conversions at checkout', () => {
     expect(voucher.body.redemption).toMatchObject({ limit: 4, redeemedCount: 4 });
     expect((await api.get(`/api/v1/referrals/codes/${code}`)).body.conversions.confirmed).toBe(4);
   });
+
+  it('grants each side its rewards from the catalog once on confirmation, and takes them back when the conversion is reverted', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const coupons = await api.create('/api/v1/campaigns', { name: 'Thank-you coupons', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1_000 } } });
+    const club = await api.create('/api/v1/campaigns', { name: 'Club', type: 'LOYALTY_PROGRAM', loyalty: {} });
+    const thankYou = await api.create('/api/v1/rewards', { name: '10 EUR for you', type: 'DISCOUNT_VOUCHER', campaignId: coupons.id });
+    const welcome = await api.create('/api/v1/rewards', { name: '200 welcome points', type: 'LOYALTY_POINTS', campaignId: club.id, amount: 200 });
+    const programId = await referralProgram(api, { referrerRewards: [{ rewardId: thankYou.id }], refereeRewardId: welcome.id });
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    const converted = await redeem(api, code, { sourceId: 'dave' });
+    expect(converted.body.ok).toBe(true);
+    await drainReferrals();
+    const [conversion] = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
+    expect(conversion.outcomes).toEqual([
+      { side: 'REFERRER', rewardId: thankYou.id, status: 'GRANTED', issued: { voucherCode: expect.stringMatching(/^RW-/) } },
+      { side: 'REFEREE', rewardId: welcome.id, status: 'GRANTED', issued: { points: 200 } },
+    ]);
+    const referrerVoucher = conversion.outcomes[0].issued.voucherCode;
+    expect((await api.get(`/api/v1/vouchers/${referrerVoucher}`)).body).toMatchObject({ customerId: conversion.referrerCustomerId, active: true });
+    const refereeCard = (await api.get(`/api/v1/customers/${conversion.refereeCustomerId}/loyalty`)).body.data[0];
+    expect(refereeCard).toMatchObject({ programId: club.id, balance: 200 });
+    const granted = await service.pool.query(`SELECT payload FROM events WHERE workspace_id = $1 AND type = 'referral.reward.granted'`, [workspaceId]);
+    expect(granted.rows).toHaveLength(2);
+    // The confirmation seen twice grants nothing more.
+    await service.pool.query(`INSERT INTO events (workspace_id, type, payload) SELECT workspace_id, type, payload FROM events WHERE workspace_id = $1 AND type = 'referral.conversion.confirmed'`, [workspaceId]);
+    await drainReferrals();
+    expect((await service.pool.query(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1 AND type = 'referral.reward.granted'`, [workspaceId])).rows[0].n).toBe(2);
+
+    // The referee spends 50 of the welcome points; the rollback reverts the conversion and takes back what is left.
+    expect((await api.post(`/api/v1/loyalty/members/${refereeCard.id}/points`, { points: -50 })).body.ok).toBe(true);
+    expect((await api.post(`/api/v1/redemptions/${converted.body.redemption.id}/rollback`, {})).body.ok).toBe(true);
+    await drainReferrals();
+    const after = (await api.get(`/api/v1/referrals/conversions/${conversion.id}`)).body;
+    expect(after).toMatchObject({ status: 'REVERTED', outcomes: [{ side: 'REFERRER', status: 'REVERTED' }, { side: 'REFEREE', status: 'REVERTED' }] });
+    expect((await api.get(`/api/v1/vouchers/${referrerVoucher}`)).body.active).toBe(false);
+    expect((await api.get(`/api/v1/loyalty/members/${refereeCard.id}`)).body.balance).toBe(0);
+  });
 });

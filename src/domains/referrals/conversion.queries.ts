@@ -75,3 +75,72 @@ export async function revertOrderConversions(tx: Sql, workspaceId: string, order
   );
   return rows.map(toChange);
 }
+
+export interface ConversionForRewards {
+  id: string;
+  status: 'PENDING' | 'CONFIRMED' | 'REVERTED';
+  referrerCustomerId: string;
+  refereeCustomerId: string;
+  referrerRewards: Array<{ rewardId: string }>;
+  refereeRewardId: string | null;
+}
+
+/** The conversion (locked) and its program's rewards, for granting or taking them back. */
+export async function lockConversionForRewards(tx: Sql, workspaceId: string, id: string): Promise<ConversionForRewards | undefined> {
+  const { rows } = await tx.query<{ id: string; status: ConversionForRewards['status']; referrer_customer_id: string; referee_customer_id: string; referral: { referrerRewards?: Array<{ rewardId: string }>; refereeRewardId?: string } | null }>(
+    `SELECT c.id, c.status, c.referrer_customer_id, c.referee_customer_id, p.referral
+       FROM referral_conversions c JOIN campaigns p ON p.id = c.program_id
+      WHERE c.workspace_id = $1 AND c.id = $2 FOR UPDATE OF c`,
+    [workspaceId, id],
+  );
+  const r = rows[0];
+  return (
+    r && {
+      id: r.id,
+      status: r.status,
+      referrerCustomerId: r.referrer_customer_id,
+      refereeCustomerId: r.referee_customer_id,
+      referrerRewards: r.referral?.referrerRewards ?? [],
+      refereeRewardId: r.referral?.refereeRewardId ?? null,
+    }
+  );
+}
+
+/** Claims an outcome (conversion, side, reward) once: false when it exists (granted before, whatever happened since). */
+export async function claimOutcome(tx: Sql, workspaceId: string, conversionId: string, side: 'REFERRER' | 'REFEREE', rewardId: string): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `INSERT INTO referral_outcomes (workspace_id, conversion_id, side, reward_id, status) VALUES ($1, $2, $3, $4, 'PENDING') ON CONFLICT DO NOTHING`,
+    [workspaceId, conversionId, side, rewardId],
+  );
+  return rowCount === 1;
+}
+
+export async function settleOutcome(
+  tx: Sql,
+  conversionId: string,
+  side: 'REFERRER' | 'REFEREE',
+  rewardId: string,
+  status: 'GRANTED' | 'FAILED' | 'REVERTED',
+  issued: Record<string, unknown> | null,
+  detail: string | null,
+): Promise<void> {
+  await tx.query(
+    `UPDATE referral_outcomes SET status = $4, issued = coalesce($5, issued), detail = $6, updated_at = now()
+      WHERE conversion_id = $1 AND side = $2 AND reward_id = $3`,
+    [conversionId, side, rewardId, status, issued, detail],
+  );
+}
+
+export interface GrantedOutcome {
+  side: 'REFERRER' | 'REFEREE';
+  rewardId: string;
+  issued: Record<string, unknown> | null;
+}
+
+export async function grantedOutcomes(tx: Sql, conversionId: string): Promise<GrantedOutcome[]> {
+  const { rows } = await tx.query<{ side: GrantedOutcome['side']; reward_id: string; issued: Record<string, unknown> | null }>(
+    `SELECT side, reward_id, issued FROM referral_outcomes WHERE conversion_id = $1 AND status = 'GRANTED' ORDER BY side DESC, reward_id FOR UPDATE`,
+    [conversionId],
+  );
+  return rows.map((r) => ({ side: r.side, rewardId: r.reward_id, issued: r.issued }));
+}

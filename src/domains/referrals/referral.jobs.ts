@@ -5,7 +5,20 @@ import { withTransaction, type Pool } from '../../platform/database.js';
 import { startInboxLoops, type InboxLoops } from '../../platform/inbox-loops.js';
 import type { Logger } from '../../platform/logger.js';
 import { recordEvents, type NewEvent } from '../events/index.js';
-import { confirmOrderConversions, revertOrderConversions, takeReferralEvent, type ConversionChange, type ReferralInboxEvent } from './conversion.queries.js';
+import type { Sql } from '../../platform/database.js';
+import { grantReward, revokeGrant, type IssuedRecord } from '../rewards/index.js';
+import {
+  claimOutcome,
+  confirmOrderConversions,
+  grantedOutcomes,
+  lockConversionForRewards,
+  revertOrderConversions,
+  settleOutcome,
+  takeReferralEvent,
+  type ConversionChange,
+  type ReferralInboxEvent,
+} from './conversion.queries.js';
+import { publicIssued } from './referral.queries.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -22,7 +35,40 @@ function conversionPayload(c: ConversionChange, reason?: string) {
   };
 }
 
-async function react(tx: Parameters<Parameters<typeof withTransaction>[1]>[0], event: ReferralInboxEvent, emit: (e: NewEvent) => void): Promise<void> {
+/**
+ * A confirmed conversion's rewards: each (side, reward) once, from the rewards catalog to the referrer's and the
+ * referee's customer; one that cannot be issued (gone, inactive, out of stock) is FAILED with why.
+ */
+async function grantRewards(tx: Sql, workspaceId: string, conversionId: string, emit: (e: NewEvent) => void): Promise<void> {
+  const c = await lockConversionForRewards(tx, workspaceId, conversionId);
+  if (!c || c.status !== 'CONFIRMED') return;
+  const sides = [
+    ...c.referrerRewards.map((r) => ({ side: 'REFERRER' as const, rewardId: r.rewardId, customerId: c.referrerCustomerId })),
+    ...(c.refereeRewardId ? [{ side: 'REFEREE' as const, rewardId: c.refereeRewardId, customerId: c.refereeCustomerId }] : []),
+  ];
+  const unit = { tx, emit: (type: NewEvent['type'], payload: Record<string, unknown>) => emit({ workspaceId, type, payload }) };
+  for (const s of sides) {
+    if (!(await claimOutcome(tx, workspaceId, c.id, s.side, s.rewardId))) continue;
+    const grant = await grantReward(unit, workspaceId, s.rewardId, s.customerId, c.id, { codes: [] });
+    if (grant.status === 'GRANTED') {
+      await settleOutcome(tx, c.id, s.side, s.rewardId, 'GRANTED', grant.issued as Record<string, unknown> | null, null);
+      emit({ workspaceId, type: 'referral.reward.granted', payload: { conversionId: c.id, side: s.side, rewardId: s.rewardId, customerId: s.customerId, ...(grant.issued ? { issued: publicIssued(grant.issued as Record<string, unknown>) } : {}) } });
+    } else {
+      await settleOutcome(tx, c.id, s.side, s.rewardId, 'FAILED', null, grant.detail);
+    }
+  }
+}
+
+/** A reverted conversion's granted rewards taken back as far as they can be (an unused voucher, credits and points left). */
+async function revokeRewards(tx: Sql, workspaceId: string, conversionId: string): Promise<void> {
+  for (const o of await grantedOutcomes(tx, conversionId)) {
+    const taken = await revokeGrant({ tx }, workspaceId, o.issued as IssuedRecord | null, conversionId, { codes: [] });
+    await settleOutcome(tx, conversionId, o.side, o.rewardId, 'REVERTED', null, taken ? null : 'used before the conversion was reverted');
+  }
+}
+
+
+async function react(tx: Sql, event: ReferralInboxEvent, emit: (e: NewEvent) => void): Promise<void> {
   const orderId = typeof event.payload.orderId === 'string' && UUID.test(event.payload.orderId) ? event.payload.orderId : undefined;
   switch (event.type) {
     case 'order.paid':
@@ -38,8 +84,10 @@ async function react(tx: Parameters<Parameters<typeof withTransaction>[1]>[0], e
       }
       return;
     case 'referral.conversion.confirmed':
+      if (typeof event.payload.conversionId === 'string' && UUID.test(event.payload.conversionId)) await grantRewards(tx, event.workspaceId, event.payload.conversionId, emit);
+      return;
     case 'referral.conversion.reverted':
-      // Rewards of each side are granted and taken back here once the rewards catalog issues them.
+      if (typeof event.payload.conversionId === 'string' && UUID.test(event.payload.conversionId)) await revokeRewards(tx, event.workspaceId, event.payload.conversionId);
       return;
   }
 }

@@ -105,6 +105,12 @@ interface ConversionRow {
   created_at: Date;
 }
 
+/** What an outcome issued, as the API shows it (the stored record also keeps the ids needed to take it back). */
+export function publicIssued(issued: Record<string, unknown>): Record<string, unknown> {
+  const { voucherCode, amount, points } = issued;
+  return { ...(voucherCode !== undefined ? { voucherCode } : {}), ...(amount !== undefined ? { amount } : {}), ...(points !== undefined ? { points } : {}) };
+}
+
 function toConversion(r: ConversionRow): Conversion {
   return {
     id: r.id,
@@ -115,7 +121,7 @@ function toConversion(r: ConversionRow): Conversion {
     ...(r.order_id !== null ? { orderId: r.order_id } : {}),
     ...(r.redemption_id !== null ? { redemptionId: r.redemption_id } : {}),
     status: r.status,
-    outcomes: r.outcomes.map((o) => ({ side: o.side, rewardId: o.rewardId, status: o.status, ...(o.issued ? { issued: o.issued } : {}) })),
+    outcomes: r.outcomes.map((o) => ({ side: o.side, rewardId: o.rewardId, status: o.status, ...(o.issued ? { issued: publicIssued(o.issued) } : {}) })),
     createdAt: r.created_at.toISOString(),
   };
 }

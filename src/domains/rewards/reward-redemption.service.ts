@@ -49,7 +49,7 @@ function available(reward: Reward, now = Date.now()): boolean {
  * gift card of the campaign (made if missing) by a relative SQL update: a partition deciding on the card meanwhile
  * keeps its own guarded update, and forgets the card after the commit (the caller tells the engine).
  */
-async function issue(unit: UnitOfWork, workspaceId: string, reward: Reward, customerId: string, redemptionId: string, touched: Touched): Promise<IssuedRecord | null> {
+export async function issue(unit: Pick<UnitOfWork, 'tx' | 'emit'>, workspaceId: string, reward: Reward, customerId: string, redemptionId: string, touched: Touched): Promise<IssuedRecord | null> {
   const { tx } = unit;
   switch (reward.type) {
     case 'DISCOUNT_VOUCHER': {
@@ -161,30 +161,50 @@ export async function redeemReward(unit: UnitOfWork, workspaceId: string, member
   return { ok: true, rewardRedemption, member: { balance: debit!.balanceAfter } };
 }
 
-/** Takes back what a redemption issued; refuses when it was used (a redeemed voucher, spent credits or points). */
-async function takeBack(tx: Sql, workspaceId: string, issued: IssuedRecord | null, redemptionId: string, touched: Touched): Promise<void> {
-  if (!issued) return;
+/**
+ * Takes back what was issued: an unused voucher disabled, gift credits or points taken back. `whole`: all of it or
+ * nothing (false when it was used: a redeemed voucher, credits or points spent); `up to the balance`: as much of the
+ * credits or points as is left (false only for a used voucher).
+ */
+export async function takeBack(
+  tx: Sql,
+  workspaceId: string,
+  issued: IssuedRecord | null,
+  sourceId: string,
+  mode: 'whole' | 'up to the balance',
+  touched: Touched,
+): Promise<boolean> {
+  if (!issued) return true;
   if (issued.voucherId && issued.amount === undefined) {
     const { rowCount } = await tx.query('UPDATE vouchers SET active = false WHERE id = $1 AND redeemed_count = 0', [issued.voucherId]);
-    if (!rowCount) refuse('reward_already_used', { voucherCode: issued.voucherCode });
+    if (!rowCount) return false;
     touched.codes.push(issued.voucherCode!);
   } else if (issued.voucherId && issued.amount !== undefined) {
-    const { rows } = await tx.query<{ gift_balance: number }>(
-      'UPDATE vouchers SET gift_balance = gift_balance - $2 WHERE id = $1 AND gift_balance >= $2 RETURNING gift_balance',
-      [issued.voucherId, issued.amount],
+    const { rows } = await tx.query<{ gift_balance: number; taken: number }>(
+      `UPDATE vouchers v SET gift_balance = v.gift_balance - t.taken
+         FROM (SELECT id, CASE WHEN $3 THEN $2::bigint ELSE least($2::bigint, gift_balance) END AS taken FROM vouchers WHERE id = $1 FOR UPDATE) t
+        WHERE v.id = t.id AND v.gift_balance >= t.taken
+        RETURNING v.gift_balance, t.taken`,
+      [issued.voucherId, issued.amount, mode === 'whole'],
     );
-    if (!rows[0]) refuse('reward_already_used', { voucherCode: issued.voucherCode });
-    await tx.query(`INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after) VALUES ($1, $2, 'ADJUSTMENT', $3, $4)`, [
-      workspaceId,
-      issued.voucherId,
-      -issued.amount,
-      rows[0]!.gift_balance,
-    ]);
+    if (!rows[0]) return false;
+    if (rows[0].taken > 0) {
+      await tx.query(`INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after) VALUES ($1, $2, 'ADJUSTMENT', $3, $4)`, [
+        workspaceId,
+        issued.voucherId,
+        -rows[0].taken,
+        rows[0].gift_balance,
+      ]);
+    }
     touched.codes.push(issued.voucherCode!);
   } else if (issued.memberId && issued.points) {
-    const debit = await debitPoints(tx, workspaceId, issued.memberId, { points: issued.points, type: 'ADJUSTMENT', source: { type: 'reward_refund', id: redemptionId } });
-    if (!debit) refuse('reward_already_used', { memberId: issued.memberId });
+    const [card] = await lockCards(tx, workspaceId, [issued.memberId]);
+    const points = mode === 'whole' ? issued.points : Math.min(issued.points, Math.max(0, card?.balance ?? 0));
+    if (points === 0) return mode !== 'whole';
+    const debit = await debitPoints(tx, workspaceId, issued.memberId, { points, type: 'ADJUSTMENT', source: { type: 'reward_refund', id: sourceId } });
+    if (!debit) return false;
   }
+  return true;
 }
 
 /** A refund (or a CANCELED fulfillment): what was issued taken back, the stock and the very points given back. */
@@ -201,7 +221,9 @@ export async function refundRewardRedemption(
   if (stored.status === 'REFUNDED' || stored.status === 'CANCELED') throw problem('conflict', `the reward redemption is ${stored.status} already`);
   if (to === 'CANCELED' && stored.status !== 'PENDING_FULFILLMENT') throw problem('conflict', `only a redemption pending fulfillment can be canceled (it is ${stored.status})`);
   await lockCards(tx, workspaceId, [stored.memberId]);
-  await takeBack(tx, workspaceId, stored.issued, id, touched);
+  if (!(await takeBack(tx, workspaceId, stored.issued, id, 'whole', touched))) {
+    refuse('reward_already_used', stored.issued?.voucherCode ? { voucherCode: stored.issued.voucherCode } : undefined);
+  }
   await giveBackStock(tx, stored.rewardId);
   const refund = await refundPoints(tx, workspaceId, stored.debitEntryId, { type: 'REWARD_REFUND', source: { type: 'reward_redemption', id } });
   await setRewardRedemptionStatus(tx, id, to);
