@@ -10,7 +10,8 @@ import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { CustomerUse, PartitionCall, Refused, SnapshotEntry } from '../messages.js';
 import { BudgetStates, type Spent } from './budget-states.js';
-import { commitPlan, isEmpty, usageKey } from './group-commit.js';
+import { commitPlan } from './group-commit.js';
+import { isEmpty, usageKey } from './write-plan.js';
 import {
   loadCustomerUses,
   loadRedemptions,

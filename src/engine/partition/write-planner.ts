@@ -16,7 +16,7 @@ import {
 import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { CustomerUse, PartitionCall, SessionOpening } from '../messages.js';
 import type { Spent } from './budget-states.js';
-import { emptyPlan, planBudget, planDelta, planLedger, planRedemption, planRollback, planSession, planUsage, type WritePlan } from './group-commit.js';
+import { emptyPlan, planBudget, planDelta, planLedger, planRedemption, planRollback, planSession, planUsage, type WritePlan } from './write-plan.js';
 import type { StoredRedemption } from './hot-path.sql.js';
 import { SessionChanges } from './session-reservations.js';
 import { noUse, ofKind, type HotVoucher } from './voucher-state-cache.js';

@@ -12,7 +12,8 @@ import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.
 import type { Pool } from '../../platform/database.js';
 import type { HoldItem } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
-import { emptyPlan, PlanCommitter, planRedemption, planSession, type RollupWriter } from '../partition/group-commit.js';
+import { PlanCommitter, type RollupWriter } from '../partition/group-commit.js';
+import { emptyPlan, planRedemption, planSession } from '../partition/write-plan.js';
 import type { RefusalCounts } from '../partition/refusal-counts.js';
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
 
