@@ -46,7 +46,7 @@ export const redemptionContract = {
     path: '/vouchers/{code}/redemption',
     scope: 'redemptions:write',
     summary: 'Redeem a voucher for an order',
-    description: `Records the use (and takes gift credits) only after it is committed; emits \`voucher.redeemed\`. ${OUTCOME_NOTE} With an idempotency key, a repeated request gets the original outcome with \`idempotent: true\`.`,
+    description: `Records the use (and takes gift credits) only after it is committed; emits \`voucher.redeemed\`. ${OUTCOME_NOTE} With an idempotency key, a repeated request gets the original outcome with \`idempotent: true\`. A loyalty member's code pays with points (the redemption's \`points\`; \`loyalty.points.spent\`); a referral code converts its customer (\`referral.conversion.created\`) or is refused with a referral code.`,
     tags: ['Redemptions'],
     params: codeParams,
     body: RedeemVoucherBody,
