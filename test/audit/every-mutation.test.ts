@@ -159,6 +159,7 @@ describe('the audit log of every mutation', () => {
     const material = await write('rewards.create', { name: 'Mug', type: 'MATERIAL' });
     const custom = await write('rewards.create', { name: 'Visit', type: 'CUSTOM', rewardTypeId: rewardType.id, attributes: { note: 'hi' } });
     await write('rewards.update', { id: material.id, stock: 5 });
+    await write('rewards.addCodes', { id: custom.id, codes: ['AUDIT-1'] });
     await write('loyalty.offerReward', { id: program.id, rewardId: material.id, points: 50 });
     await write('loyalty.offerReward', { id: program.id, rewardId: custom.id, points: 10 });
     const tooDear = await call('loyalty.redeemReward', { id: friend.id, rewardId: material.id });

@@ -1,11 +1,10 @@
 // The rewards catalog over real HTTP, the real engine and a real PostgreSQL: each reward kind issuing what it says,
 // stock and points under races, refunds into the same buckets, custom reward types with their attributes and
 // fulfillment. After every test the loyalty caches equal the ledger and the buckets.
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { addPoints, createProgram, expectLedgerMatchesCaches, joinMember, member, transactions } from '../loyalty/support.js';
+import { discountCampaign, offered, redeem } from './support.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -13,20 +12,6 @@ beforeAll(async () => {
 });
 afterEach(async () => expectLedgerMatchesCaches(service.pool));
 afterAll(async () => service?.close());
-
-async function offered(api: ApiClient, programId: string, reward: Record<string, unknown>, points: number): Promise<string> {
-  const created = await api.create('/api/v1/rewards', reward);
-  await api.create(`/api/v1/loyalty/programs/${programId}/rewards`, { rewardId: created.id, points });
-  return created.id;
-}
-
-const redeem = (api: ApiClient, memberId: string, rewardId: string, extra: Record<string, unknown> = {}) =>
-  api.post(`/api/v1/loyalty/members/${memberId}/reward-redemptions`, { rewardId, ...extra });
-
-async function discountCampaign(api: ApiClient): Promise<string> {
-  const campaign = await api.create('/api/v1/campaigns', { name: `Coupons ${randomUUID().slice(0, 6)}`, type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1_000 } } });
-  return campaign.id;
-}
 
 describe('rewards catalog', () => {
   it('checks what each kind needs, and a CUSTOM reward\'s attributes against its type (400 naming the path)', async () => {

@@ -44,6 +44,8 @@ export const EVENT_TYPES = [
   'loyalty.points.expired',
   'loyalty.tier.changed',
   'loyalty.reward.redeemed',
+  'loyalty.reward.refunded',
+  'loyalty.reward.fulfilled',
   'referral.code.created',
   'referral.conversion.created',
   'referral.conversion.confirmed',

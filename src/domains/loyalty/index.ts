@@ -8,5 +8,5 @@ export { Member as LoyaltyMember, LedgerEntry as LoyaltyLedgerEntry } from './me
 // For the rewards catalog: members' cards locked in id order, joining, the idempotent unit of work of points writes.
 export { lockCards } from './points-ledger.queries.js';
 export { joinProgram, placeMember } from './member.service.js';
-export { findMember } from './member.queries.js';
+export { findMember, findMemberId } from './member.queries.js';
 export { idempotentWrite, refuse as refuseWrite } from './points.service.js';

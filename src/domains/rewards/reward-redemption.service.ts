@@ -1,16 +1,25 @@
 // Redeeming a reward for points, and taking it back. One transaction each: the reward's stock (its row locked, a
 // guarded decrement), the member's card (locked; the points debited FIFO by expiry through loyalty_debit), and what
 // is issued to the member's customer commit together or not at all. Racing members queue on the reward row, racing
-// spends of one member on the card row, so neither stock nor points can be overspent.
-import { randomBytes } from 'node:crypto';
+// spends of one member on the card row, so neither stock nor points can be overspent. Lock order, everywhere: the
+// redemption row, the reward row, then voucher rows in id order (as the engine's batches lock them).
 import type { UnitOfWork } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Sql } from '../../platform/database.js';
-import { findCampaign } from '../campaigns/index.js';
-import { debitPoints, findMember, grantPoints, joinProgram, lockCards, placeMember, refundPoints, refuseWrite } from '../loyalty/index.js';
+import { findCampaign, type Campaign } from '../campaigns/index.js';
+import { debitPoints, findMember, findMemberId, grantPoints, joinProgram, lockCards, placeMember, refundPoints, refuseWrite } from '../loyalty/index.js';
 import { messageOf } from '../redemptions/redemption.rules.js';
-import { applyVoucherTemplate, insertVoucher } from '../vouchers/index.js';
+import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import {
+  claimRewardCode,
+  creditGiftCard,
+  debitGiftCard,
+  disableUnusedVoucher,
+  findCustomerGiftCard,
+  lockVoucherRows,
+  voidRewardCode,
+} from './reward-issue.queries.js';
 import {
   countMemberRedemptions,
   findOffer,
@@ -25,10 +34,11 @@ import {
   type IssuedRecord,
   type StoredRewardRedemption,
 } from './reward.queries.js';
-import type { Reward, RewardRedemptionOutcome } from './reward.schemas.js';
+import { priceFor, type Reward, type RewardRedemptionOutcome } from './reward.schemas.js';
 
-const CODE_CHARS = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-const rewardCode = () => 'RW-' + [...randomBytes(10)].map((b) => CODE_CHARS[b % CODE_CHARS.length]).join('');
+const CODE_DRAWS = 10;
+/** Codes of issued vouchers when the campaign names no codeConfig: RW- and 10 random characters. */
+const REWARD_CODE = { prefix: 'RW-', length: 10 };
 
 const refuse = (code: Parameters<typeof messageOf>[0], details?: Record<string, unknown>): never => refuseWrite(code, messageOf(code), details);
 
@@ -44,28 +54,63 @@ function available(reward: Reward, now = Date.now()): boolean {
   return !(reward.expirationDate && Date.parse(reward.expirationDate) < now);
 }
 
+/** A new voucher of the reward's campaign for the customer, its code drawn from the campaign's codeConfig. */
+async function makeVoucher(unit: Pick<UnitOfWork, 'tx' | 'emit'>, workspaceId: string, campaign: Campaign, settings: Parameters<typeof applyVoucherTemplate>[0]) {
+  const fields = applyVoucherTemplate(settings, campaign, 'reward.campaign.voucher');
+  if (!fields.ok) throw problem('conflict', `the reward's campaign cannot make a voucher: ${fields.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+  const spec = resolveCodeSpec(campaign.voucher?.codeConfig ?? REWARD_CODE);
+  const refusal = codeSpecProblem(spec, 1);
+  if (refusal) throw problem('conflict', `the reward's campaign cannot make a code: ${refusal}`);
+  for (let draw = 0; draw < CODE_DRAWS; draw++) {
+    // ON CONFLICT DO NOTHING: a taken code leaves the transaction usable for the next draw.
+    const voucher = await insertVoucher(unit.tx, workspaceId, campaign.id, generateCode(spec), fields.fields);
+    if (!voucher) continue;
+    if (fields.fields.giftAmount !== null) await insertGiftCredits(unit.tx, workspaceId, voucher.id, fields.fields.giftAmount, fields.fields.giftAmount);
+    unit.emit('voucher.created', { voucherId: voucher.id, code: voucher.code, voucher });
+    return voucher;
+  }
+  throw problem('conflict', "no free code found with the reward's campaign codeConfig; widen it");
+}
+
+async function requireCampaign(tx: Sql, workspaceId: string, campaignId: string): Promise<Campaign> {
+  const campaign = await findCampaign(tx, workspaceId, campaignId);
+  if (!campaign) throw problem('conflict', "the reward's campaign no longer exists");
+  return campaign;
+}
+
+/** The existing vouchers that issuing the reward to the customer changes: lock them with the member's card, in id order. */
+async function issueTargets(tx: Sql, workspaceId: string, reward: Reward, customerId: string): Promise<string[]> {
+  if (reward.type === 'GIFT_CREDITS') return [await findCustomerGiftCard(tx, workspaceId, reward.campaignId!, customerId)].filter((id) => id !== undefined);
+  if (reward.type === 'LOYALTY_POINTS') return [await findMemberId(tx, workspaceId, reward.campaignId!, customerId)].filter((id) => id !== undefined);
+  return [];
+}
+
 /**
- * What the reward issues to the member's customer, in the caller's transaction. GIFT_CREDITS go onto the customer's
- * gift card of the campaign (made if missing) by a relative SQL update: a partition deciding on the card meanwhile
+ * What the reward issues to the customer, in the caller's transaction. GIFT_CREDITS go onto the customer's gift card
+ * of the campaign (made if missing) by a relative, guarded SQL update: a partition deciding on the card meanwhile
  * keeps its own guarded update, and forgets the card after the commit (the caller tells the engine).
  */
 export async function issue(unit: Pick<UnitOfWork, 'tx' | 'emit'>, workspaceId: string, reward: Reward, customerId: string, redemptionId: string, touched: Touched): Promise<IssuedRecord | null> {
   const { tx } = unit;
   switch (reward.type) {
     case 'DISCOUNT_VOUCHER': {
-      const campaign = await findCampaign(tx, workspaceId, reward.campaignId!);
-      if (!campaign) throw problem('conflict', "the reward's campaign no longer exists");
-      const fields = applyVoucherTemplate({ customerId }, campaign, 'reward.campaign.voucher');
-      if (!fields.ok) throw problem('conflict', `the reward's campaign cannot make a voucher: ${fields.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-      const voucher = await insertVoucher(tx, workspaceId, campaign.id, rewardCode(), fields.fields);
-      if (!voucher) throw problem('service_unavailable', 'a generated code collided; retry');
+      const voucher = await makeVoucher(unit, workspaceId, await requireCampaign(tx, workspaceId, reward.campaignId!), { customerId });
       touched.codes.push(voucher.code);
       return { voucherId: voucher.id, voucherCode: voucher.code };
     }
     case 'GIFT_CREDITS': {
-      const card = await creditGiftCard(tx, workspaceId, reward.campaignId!, customerId, reward.amount!);
+      const amount = reward.amount!;
+      const cardId = await findCustomerGiftCard(tx, workspaceId, reward.campaignId!, customerId);
+      if (cardId) {
+        const credited = await creditGiftCard(tx, workspaceId, cardId, amount);
+        if (!credited) throw problem('conflict', 'the gift card balance would pass 2^53-1');
+        touched.codes.push(credited.code);
+        return { voucherId: cardId, voucherCode: credited.code, amount };
+      }
+      const campaign = await requireCampaign(tx, workspaceId, reward.campaignId!);
+      const card = await makeVoucher(unit, workspaceId, campaign, { type: 'GIFT_CARD', customerId, gift: { amount, currency: campaign.currency ?? 'EUR' } });
       touched.codes.push(card.code);
-      return { voucherId: card.id, voucherCode: card.code, amount: reward.amount! };
+      return { voucherId: card.id, voucherCode: card.code, amount };
     }
     case 'LOYALTY_POINTS': {
       const { member } = await joinProgram(unit, workspaceId, { programId: reward.campaignId!, customerId }, 'reuse');
@@ -75,38 +120,14 @@ export async function issue(unit: Pick<UnitOfWork, 'tx' | 'emit'>, workspaceId: 
       return { memberId: member.id, points: reward.amount!, entryId: granted.entryId };
     }
     case 'MATERIAL':
-    case 'CUSTOM':
-      return null;
+    case 'CUSTOM': {
+      if (!reward.codePool) return null;
+      // The stock was taken under the reward's lock and equals the codes left: a code is there.
+      const claimed = await claimRewardCode(tx, reward.id, redemptionId);
+      if (!claimed) throw problem('conflict', "the reward's code pool is empty");
+      return { code: claimed.code, codeId: claimed.codeId };
+    }
   }
-}
-
-/** The customer's gift card of a campaign, credited with `amount` (a CREDITS_ADDED entry); made when missing. */
-async function creditGiftCard(tx: Sql, workspaceId: string, campaignId: string, customerId: string, amount: number): Promise<{ id: string; code: string }> {
-  const { rows } = await tx.query<{ id: string; code: string; gift_balance: number }>(
-    `UPDATE vouchers SET gift_balance = gift_balance + $4
-      WHERE id = (SELECT id FROM vouchers WHERE workspace_id = $1 AND campaign_id = $2 AND customer_id = $3 AND type = 'GIFT_CARD' AND active
-                   ORDER BY created_at LIMIT 1 FOR UPDATE)
-        AND gift_balance + $4 <= 9007199254740991
-      RETURNING id, code, gift_balance`,
-    [workspaceId, campaignId, customerId, amount],
-  );
-  let card = rows[0];
-  if (!card) {
-    const campaign = await findCampaign(tx, workspaceId, campaignId);
-    if (!campaign) throw problem('conflict', "the reward's campaign no longer exists");
-    const fields = applyVoucherTemplate({ type: 'GIFT_CARD', customerId, gift: { amount, currency: campaign.currency ?? 'EUR' } }, campaign, 'reward.campaign.voucher');
-    if (!fields.ok) throw problem('conflict', `the reward's campaign cannot make a gift card: ${fields.errors.map((e) => e.message).join('; ')}`);
-    const made = await insertVoucher(tx, workspaceId, campaignId, rewardCode(), fields.fields);
-    if (!made) throw problem('service_unavailable', 'a generated code collided; retry');
-    card = { id: made.id, code: made.code, gift_balance: amount };
-  }
-  await tx.query(`INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after) VALUES ($1, $2, 'CREDITS_ADDED', $3, $4)`, [
-    workspaceId,
-    card.id,
-    amount,
-    card.gift_balance,
-  ]);
-  return card;
 }
 
 /** Redeems a reward offered in the member's program: refusals are outcomes (nothing changes), else all commits at once. */
@@ -117,19 +138,21 @@ export async function redeemReward(unit: UnitOfWork, workspaceId: string, member
   const customerId = member.customerId;
   if (!customerId) throw problem('conflict', 'the card belongs to no customer');
   const offer = await findOffer(tx, workspaceId, member.programId, rewardId);
-  if (!offer) refuse('reward_not_found', { rewardId });
-  // The reward row first (stock), then the card (points): every redemption locks in this order.
+  if (!offer) return refuse('reward_not_found', { rewardId });
   const reward = (await findReward(tx, workspaceId, rewardId, { lock: true }))!;
   if (!available(reward)) refuse('reward_inactive', { rewardId });
   if (!(await takeStock(tx, rewardId))) refuse('reward_out_of_stock', { rewardId });
+  await lockVoucherRows(tx, workspaceId, [memberId, ...(await issueTargets(tx, workspaceId, reward, customerId))]);
   const [card] = await lockCards(tx, workspaceId, [memberId]);
   if (!card!.active) refuse('loyalty_member_inactive');
   if (reward.limitPerMember !== null && (await countMemberRedemptions(tx, workspaceId, memberId, rewardId)) >= reward.limitPerMember) {
     refuse('reward_limit_reached', { limit: reward.limitPerMember });
   }
+  // The tier as it stands under the card's lock decides the price.
+  const price = priceFor(offer, (await findMember(tx, workspaceId, memberId))!.tier?.id);
   const id = uuidv7();
-  const debit = await debitPoints(tx, workspaceId, memberId, { points: offer!.points, type: 'REWARD_REDEMPTION', source: { type: 'reward_redemption', id } });
-  if (!debit) refuse('loyalty_points_insufficient', { points: card!.balance, price: offer!.points });
+  const debit = await debitPoints(tx, workspaceId, memberId, { points: price, type: 'REWARD_REDEMPTION', source: { type: 'reward_redemption', id } });
+  if (!debit) refuse('loyalty_points_insufficient', { points: card!.balance, price });
   const issued = await issue(unit, workspaceId, reward, customerId, id, touched);
   const type = reward.rewardTypeId ? await findRewardType(tx, workspaceId, reward.rewardTypeId) : undefined;
   const waits = reward.type === 'MATERIAL' || (type !== undefined && type.fulfillment !== 'NONE');
@@ -139,7 +162,7 @@ export async function redeemReward(unit: UnitOfWork, workspaceId: string, member
     customerId,
     rewardId,
     programId: member.programId,
-    points: offer!.points,
+    points: price,
     debitEntryId: debit!.entryId,
     status: waits ? 'PENDING_FULFILLMENT' : 'COMPLETED',
     issued,
@@ -148,7 +171,7 @@ export async function redeemReward(unit: UnitOfWork, workspaceId: string, member
   emit('loyalty.reward.redeemed', {
     memberId,
     customerId,
-    points: offer!.points,
+    points: price,
     rewardId,
     rewardRedemptionId: id,
     rewardKind: reward.type,
@@ -162,9 +185,9 @@ export async function redeemReward(unit: UnitOfWork, workspaceId: string, member
 }
 
 /**
- * Takes back what was issued: an unused voucher disabled, gift credits or points taken back. `whole`: all of it or
- * nothing (false when it was used: a redeemed voucher, credits or points spent); `up to the balance`: as much of the
- * credits or points as is left (false only for a used voucher).
+ * Takes back what was issued: an unused voucher disabled, gift credits or points taken back, a pool's code voided.
+ * `whole`: all of it or nothing (false when it was used: a redeemed voucher, credits or points spent); `up to the
+ * balance`: as much of the credits or points as is left (false only for a used voucher).
  */
 export async function takeBack(
   tx: Sql,
@@ -175,27 +198,13 @@ export async function takeBack(
   touched: Touched,
 ): Promise<boolean> {
   if (!issued) return true;
-  if (issued.voucherId && issued.amount === undefined) {
-    const { rowCount } = await tx.query('UPDATE vouchers SET active = false WHERE id = $1 AND redeemed_count = 0', [issued.voucherId]);
-    if (!rowCount) return false;
+  if (issued.codeId) {
+    await voidRewardCode(tx, issued.codeId);
+  } else if (issued.voucherId && issued.amount === undefined) {
+    if (!(await disableUnusedVoucher(tx, workspaceId, issued.voucherId))) return false;
     touched.codes.push(issued.voucherCode!);
   } else if (issued.voucherId && issued.amount !== undefined) {
-    const { rows } = await tx.query<{ gift_balance: number; taken: number }>(
-      `UPDATE vouchers v SET gift_balance = v.gift_balance - t.taken
-         FROM (SELECT id, CASE WHEN $3 THEN $2::bigint ELSE least($2::bigint, gift_balance) END AS taken FROM vouchers WHERE id = $1 FOR UPDATE) t
-        WHERE v.id = t.id AND v.gift_balance >= t.taken
-        RETURNING v.gift_balance, t.taken`,
-      [issued.voucherId, issued.amount, mode === 'whole'],
-    );
-    if (!rows[0]) return false;
-    if (rows[0].taken > 0) {
-      await tx.query(`INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after) VALUES ($1, $2, 'ADJUSTMENT', $3, $4)`, [
-        workspaceId,
-        issued.voucherId,
-        -rows[0].taken,
-        rows[0].gift_balance,
-      ]);
-    }
+    if ((await debitGiftCard(tx, workspaceId, issued.voucherId, issued.amount, mode)) === undefined) return false;
     touched.codes.push(issued.voucherCode!);
   } else if (issued.memberId && issued.points) {
     const [card] = await lockCards(tx, workspaceId, [issued.memberId]);
@@ -206,6 +215,8 @@ export async function takeBack(
   }
   return true;
 }
+
+const issuedVouchers = (issued: IssuedRecord | null): string[] => [issued?.voucherId, issued?.memberId].filter((id) => id !== undefined);
 
 /** A refund (or a CANCELED fulfillment): what was issued taken back, the stock and the very points given back. */
 export async function refundRewardRedemption(
@@ -220,7 +231,8 @@ export async function refundRewardRedemption(
   if (!stored) throw problem('not_found', 'no such reward redemption');
   if (stored.status === 'REFUNDED' || stored.status === 'CANCELED') throw problem('conflict', `the reward redemption is ${stored.status} already`);
   if (to === 'CANCELED' && stored.status !== 'PENDING_FULFILLMENT') throw problem('conflict', `only a redemption pending fulfillment can be canceled (it is ${stored.status})`);
-  await lockCards(tx, workspaceId, [stored.memberId]);
+  await findReward(tx, workspaceId, stored.rewardId, { lock: true });
+  await lockVoucherRows(tx, workspaceId, [stored.memberId, ...issuedVouchers(stored.issued)]);
   if (!(await takeBack(tx, workspaceId, stored.issued, id, 'whole', touched))) {
     refuse('reward_already_used', stored.issued?.voucherCode ? { voucherCode: stored.issued.voucherCode } : undefined);
   }
@@ -228,9 +240,10 @@ export async function refundRewardRedemption(
   const refund = await refundPoints(tx, workspaceId, stored.debitEntryId, { type: 'REWARD_REFUND', source: { type: 'reward_redemption', id } });
   await setRewardRedemptionStatus(tx, id, to);
   const after: StoredRewardRedemption = { ...stored, status: to };
-  emit('loyalty.points.adjusted', { memberId: stored.memberId, points: refund?.points ?? 0, reason: 'reward refund', rewardRedemptionId: id });
+  const balance = refund?.balanceAfter ?? (await findMember(tx, workspaceId, stored.memberId))!.balance;
+  emit('loyalty.reward.refunded', { memberId: stored.memberId, points: refund?.points ?? 0, balance, rewardId: stored.rewardId, rewardRedemptionId: id, status: to });
   record({ resourceType: 'reward_redemption', resourceId: id, before: publicRedemption(stored), after: publicRedemption(after) });
-  return { ok: true, rewardRedemption: publicRedemption(after), member: { balance: refund?.balanceAfter ?? (await findMember(tx, workspaceId, stored.memberId))!.balance } };
+  return { ok: true, rewardRedemption: publicRedemption(after), member: { balance } };
 }
 
 /** A pending fulfillment done (FULFILLED), or canceled (the points given back, as a refund does). */
@@ -241,6 +254,7 @@ export async function fulfilRewardRedemption(unit: UnitOfWork, workspaceId: stri
   if (stored.status !== 'PENDING_FULFILLMENT') throw problem('conflict', `the reward redemption is ${stored.status}, not PENDING_FULFILLMENT`);
   await setRewardRedemptionStatus(unit.tx, id, 'FULFILLED');
   const after = publicRedemption({ ...stored, status: 'FULFILLED' });
+  unit.emit('loyalty.reward.fulfilled', { memberId: stored.memberId, points: stored.points, rewardId: stored.rewardId, rewardRedemptionId: id, status: 'FULFILLED' });
   unit.record({ resourceType: 'reward_redemption', resourceId: id, before: publicRedemption(stored), after });
   return { ok: true, rewardRedemption: after };
 }

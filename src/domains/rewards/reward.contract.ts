@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { listEnvelope, Uuid } from '../../contract/common.schemas.js';
 import { defineOperation } from '../../contract/operation.js';
 import {
+  AddRewardCodesBody,
   CreateRewardBody,
   CreateRewardTypeBody,
   FulfillmentBody,
@@ -12,6 +13,7 @@ import {
   ProgramReward,
   RedeemRewardBody,
   Reward,
+  RewardCodesAdded,
   RewardListQuery,
   RewardRedemption,
   RewardRedemptionOutcome,
@@ -59,6 +61,19 @@ export const rewardContract = {
     tags,
     params,
   }),
+  addRewardCodes: defineOperation({
+    name: 'rewards.addCodes',
+    method: 'post',
+    path: '/rewards/{id}/codes',
+    scope: 'loyalty:write',
+    summary: "Add codes to a reward's pool: each redemption hands out one, and the stock is the count left",
+    description:
+      'For MATERIAL and CUSTOM rewards (409 for the others, which issue their own vouchers or points). Codes in the pool already are skipped. From the first code on, the stock is the count of codes left and cannot be set by PATCH; a refunded redemption voids its code.',
+    tags,
+    params,
+    body: AddRewardCodesBody,
+    output: RewardCodesAdded,
+  }),
   createRewardType: defineOperation({
     name: 'rewardTypes.create',
     method: 'post',
@@ -87,7 +102,7 @@ export const rewardContract = {
     method: 'post',
     path: '/loyalty/programs/{id}/rewards',
     scope: 'loyalty:write',
-    summary: 'Offer a reward in a loyalty program at a price in points (again: a new price)',
+    summary: 'Offer a reward in a loyalty program at a price in points, optionally per tier (again: new prices)',
     tags,
     params,
     body: OfferRewardBody,
@@ -119,7 +134,7 @@ export const rewardContract = {
     method: 'get',
     path: '/loyalty/members/{id}/rewards',
     scope: 'loyalty:read',
-    summary: "The rewards of a member's program, with whether the member can afford each",
+    summary: "The rewards of a member's program at the member's price, with whether the member can afford each",
     tags,
     params,
     query: RewardListQuery,

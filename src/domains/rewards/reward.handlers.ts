@@ -7,6 +7,7 @@ import { findCampaign } from '../campaigns/index.js';
 import { findMember, idempotentWrite } from '../loyalty/index.js';
 import { idempotencyClaim } from '../redemptions/index.js';
 import { attributeErrors } from './reward-attributes.rules.js';
+import { addRewardCodes } from './reward-issue.queries.js';
 import { fulfilRewardRedemption, redeemReward, refundRewardRedemption, type Touched } from './reward-redemption.service.js';
 import { rewardContract } from './reward.contract.js';
 import {
@@ -16,6 +17,7 @@ import {
   findReward,
   findRewardRedemption,
   findRewardType,
+  foreignTiers,
   insertReward,
   insertRewardType,
   listOffers,
@@ -25,7 +27,7 @@ import {
   updateReward,
   upsertOffer,
 } from './reward.queries.js';
-import type { CreateRewardBody } from './reward.schemas.js';
+import { priceFor, type CreateRewardBody } from './reward.schemas.js';
 
 const rewardNotFound = () => problem('not_found', 'no such reward');
 
@@ -79,6 +81,7 @@ export const rewardHandlers = implement(rewardContract, {
     return mutate(async ({ tx, record }) => {
       const before = await findReward(tx, actor.workspaceId, id, { lock: true });
       if (!before) throw rewardNotFound();
+      if (patch.stock !== undefined && before.codePool) throw invalidField('body.stock', 'the stock of a reward with a code pool is the count of its codes left: add codes instead');
       if (patch.attributes !== undefined && before.rewardTypeId) {
         const type = (await findRewardType(tx, actor.workspaceId, before.rewardTypeId))!;
         const errors = attributeErrors(type.attributesSchema, patch.attributes);
@@ -99,6 +102,18 @@ export const rewardHandlers = implement(rewardContract, {
       if (result === 'missing') throw rewardNotFound();
       if (result === 'in_use') throw problem('conflict', 'the reward has redemptions: deactivate it instead');
       record({ resourceType: 'reward', resourceId: input.id, before });
+    });
+  },
+  async addRewardCodes({ input, actor, mutate }) {
+    return mutate(async ({ tx, record }) => {
+      // The reward's row lock: redemptions taking codes wait, so the stock stays the count of codes left.
+      const before = await findReward(tx, actor.workspaceId, input.id, { lock: true });
+      if (!before) throw rewardNotFound();
+      if (before.type !== 'MATERIAL' && before.type !== 'CUSTOM') throw problem('conflict', `a ${before.type} reward issues its own ${before.type === 'LOYALTY_POINTS' ? 'points' : 'vouchers'}, not pool codes`);
+      const { added, stock } = await addRewardCodes(tx, actor.workspaceId, input.id, input.codes);
+      // The audit entry counts the codes, never lists them: they are worth something.
+      record({ resourceType: 'reward', resourceId: input.id, before: { stock: before.stock, codePool: before.codePool }, after: { stock, codePool: true, codesAdded: added } });
+      return { rewardId: input.id, added, skipped: input.codes.length - added, stock };
     });
   },
   async createRewardType({ input, actor, mutate }) {
@@ -131,8 +146,11 @@ export const rewardHandlers = implement(rewardContract, {
       const program = await findCampaign(tx, actor.workspaceId, input.id);
       if (!program || program.type !== 'LOYALTY_PROGRAM') throw problem('not_found', 'no such loyalty program');
       if (!(await findReward(tx, actor.workspaceId, input.rewardId))) throw invalidField('body.rewardId', 'no reward with this id');
-      const offer = await upsertOffer(tx, actor.workspaceId, input.id, input.rewardId, input.points);
-      record({ resourceType: 'loyalty_program_reward', resourceId: offer.id, after: { programId: offer.programId, rewardId: offer.rewardId, points: offer.points } });
+      const foreign = new Set(await foreignTiers(tx, actor.workspaceId, input.id, input.tierPrices.map((p) => p.tierId)));
+      const index = input.tierPrices.findIndex((p) => foreign.has(p.tierId));
+      if (index >= 0) throw invalidField(`body.tierPrices.${index}.tierId`, 'not a tier of this program');
+      const offer = await upsertOffer(tx, actor.workspaceId, input.id, input);
+      record({ resourceType: 'loyalty_program_reward', resourceId: offer.id, after: { programId: offer.programId, rewardId: offer.rewardId, points: offer.points, tierPrices: offer.tierPrices } });
       return offer;
     });
   },
@@ -154,7 +172,13 @@ export const rewardHandlers = implement(rewardContract, {
     if (!member) throw problem('not_found', 'no such loyalty member');
     const offers = await listOffers(deps.db, deps.cursors, actor.workspaceId, member.programId, page);
     const balance = Math.max(0, member.balance);
-    return { ...offers, data: offers.data.map((o) => ({ ...o, affordable: balance >= o.points, pointsMissing: Math.max(0, o.points - balance) })) };
+    return {
+      ...offers,
+      data: offers.data.map((o) => {
+        const price = priceFor(o, member.tier?.id);
+        return { ...o, price, affordable: balance >= price, pointsMissing: Math.max(0, price - balance) };
+      }),
+    };
   },
   async redeemReward(ctx) {
     const { id, rewardId } = ctx.input;

@@ -3,7 +3,7 @@
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
-import type { AttributesSchema, CreateRewardBody, CreateRewardTypeBody, ProgramReward, Reward, RewardRedemption, RewardType, UpdateRewardBody } from './reward.schemas.js';
+import type { AttributesSchema, CreateRewardBody, CreateRewardTypeBody, OfferRewardBody, ProgramReward, Reward, RewardRedemption, RewardType, UpdateRewardBody } from './reward.schemas.js';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -62,7 +62,7 @@ export async function deleteRewardType(tx: Sql, workspaceId: string, id: string)
 // ---- rewards ---------------------------------------------------------------------------------------------------------
 
 const REWARD_COLUMNS =
-  'id, name, type, campaign_id, amount, reward_type_id, attributes, stock, redeemed, limit_per_member, active, start_date, expiration_date, metadata, created_at, updated_at';
+  'id, name, type, campaign_id, amount, reward_type_id, attributes, stock, redeemed, limit_per_member, code_pool, active, start_date, expiration_date, metadata, created_at, updated_at';
 
 interface RewardRow {
   [column: string]: unknown;
@@ -76,6 +76,7 @@ interface RewardRow {
   stock: number | null;
   redeemed: number;
   limit_per_member: number | null;
+  code_pool: boolean;
   active: boolean;
   start_date: Date | null;
   expiration_date: Date | null;
@@ -95,6 +96,7 @@ export const toReward = (r: RewardRow): Reward => ({
   stock: r.stock,
   redeemed: r.redeemed,
   limitPerMember: r.limit_per_member,
+  codePool: r.code_pool,
   active: r.active,
   startDate: iso(r.start_date),
   expirationDate: iso(r.expiration_date),
@@ -175,15 +177,21 @@ export async function takeStock(tx: Sql, rewardId: string): Promise<boolean> {
   return rowCount === 1;
 }
 
+/** The unit back in stock, except for a pool's code: the member has seen it, so it is voided, never handed out again. */
 export async function giveBackStock(tx: Sql, rewardId: string): Promise<void> {
-  await tx.query('UPDATE rewards SET stock = CASE WHEN stock IS NULL THEN NULL ELSE stock + 1 END, redeemed = greatest(redeemed - 1, 0) WHERE id = $1', [rewardId]);
+  await tx.query(
+    'UPDATE rewards SET stock = CASE WHEN stock IS NULL OR code_pool THEN stock ELSE stock + 1 END, redeemed = greatest(redeemed - 1, 0) WHERE id = $1',
+    [rewardId],
+  );
 }
 
 // ---- program offers --------------------------------------------------------------------------------------------------
 
-const OFFER_FROM = `(SELECT o.workspace_id, o.id, o.program_id, o.reward_id, o.points, o.created_at, row_to_json(r) AS reward
+const OFFER_FROM = `(SELECT o.workspace_id, o.id, o.program_id, o.reward_id, o.points, o.created_at, row_to_json(r) AS reward,
+                            (SELECT coalesce(json_agg(json_build_object('tierId', p.tier_id, 'points', p.points) ORDER BY p.points, p.tier_id), '[]')
+                               FROM loyalty_program_reward_prices p WHERE p.offer_id = o.id) AS tier_prices
                        FROM loyalty_program_rewards o JOIN rewards r ON r.id = o.reward_id) AS o`;
-const OFFER_COLUMNS = 'id, program_id, reward_id, points, created_at, reward';
+const OFFER_COLUMNS = 'id, program_id, reward_id, points, created_at, reward, tier_prices';
 
 interface OfferRow {
   [column: string]: unknown;
@@ -193,23 +201,41 @@ interface OfferRow {
   points: number;
   created_at: Date;
   reward: Record<string, unknown>;
+  tier_prices: ProgramReward['tierPrices'];
 }
 
 function toOffer(r: OfferRow): ProgramReward {
   const raw = r.reward;
   const date = (v: unknown) => (v ? new Date(v as string) : null);
   const reward = toReward({ ...(raw as RewardRow), start_date: date(raw.start_date), expiration_date: date(raw.expiration_date), created_at: new Date(raw.created_at as string), updated_at: new Date(raw.updated_at as string) });
-  return { id: r.id, programId: r.program_id, rewardId: r.reward_id, points: Number(r.points), reward, createdAt: r.created_at.toISOString() };
+  const tierPrices = r.tier_prices.map((p) => ({ tierId: p.tierId, points: Number(p.points) }));
+  return { id: r.id, programId: r.program_id, rewardId: r.reward_id, points: Number(r.points), tierPrices, reward, createdAt: r.created_at.toISOString() };
 }
 
-/** Offers (or reprices) a reward in a program. */
-export async function upsertOffer(tx: Sql, workspaceId: string, programId: string, rewardId: string, points: number): Promise<ProgramReward> {
+/** Offers (or reprices) a reward in a program; its tier prices are replaced by those given. */
+export async function upsertOffer(tx: Sql, workspaceId: string, programId: string, body: OfferRewardBody): Promise<ProgramReward> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO loyalty_program_rewards (workspace_id, program_id, reward_id, points) VALUES ($1, $2, $3, $4)
      ON CONFLICT ON CONSTRAINT loyalty_program_rewards_unique DO UPDATE SET points = EXCLUDED.points RETURNING id`,
-    [workspaceId, programId, rewardId, points],
+    [workspaceId, programId, body.rewardId, body.points],
   );
-  return (await findOffer(tx, workspaceId, programId, rewardId, rows[0]!.id))!;
+  const offerId = rows[0]!.id;
+  await tx.query('DELETE FROM loyalty_program_reward_prices WHERE offer_id = $1', [offerId]);
+  await tx.query(
+    `INSERT INTO loyalty_program_reward_prices (workspace_id, offer_id, tier_id, points)
+     SELECT $1, $2, t, p FROM unnest($3::uuid[], $4::bigint[]) AS u(t, p)`,
+    [workspaceId, offerId, body.tierPrices.map((p) => p.tierId), body.tierPrices.map((p) => p.points)],
+  );
+  return (await findOffer(tx, workspaceId, programId, body.rewardId, offerId))!;
+}
+
+/** The ids among `tierIds` that are not tiers of the program. */
+export async function foreignTiers(db: Sql, workspaceId: string, programId: string, tierIds: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ t: string }>(
+    `SELECT t FROM unnest($3::uuid[]) AS t WHERE NOT EXISTS (SELECT 1 FROM loyalty_tiers WHERE workspace_id = $1 AND program_id = $2 AND id = t)`,
+    [workspaceId, programId, tierIds],
+  );
+  return rows.map((r) => r.t);
 }
 
 export async function findOffer(db: Sql, workspaceId: string, programId: string, rewardId: string, id?: string): Promise<ProgramReward | undefined> {
@@ -257,6 +283,9 @@ export interface IssuedRecord {
   memberId?: string;
   points?: number;
   entryId?: string;
+  /** A code of the reward's pool. */
+  code?: string;
+  codeId?: string;
 }
 
 const REDEMPTION_COLUMNS = 'id, member_id, customer_id, reward_id, program_id, points, debit_entry_id, status, issued, created_at';
@@ -320,6 +349,7 @@ export function publicRedemption(r: StoredRewardRedemption): RewardRedemption {
     ...(r.issued.voucherCode !== undefined ? { voucherCode: r.issued.voucherCode } : {}),
     ...(r.issued.amount !== undefined ? { amount: r.issued.amount } : {}),
     ...(r.issued.points !== undefined ? { points: r.issued.points } : {}),
+    ...(r.issued.code !== undefined ? { code: r.issued.code } : {}),
   };
   return {
     id: r.id,

@@ -56,7 +56,8 @@ export const Reward = z
     attributes: Attributes,
     stock: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().meta({ description: 'Units left; null: unlimited.' }),
     redeemed: z.number().int(),
-    limitPerMember: z.number().int().min(1).max(1_000_000).nullable(),
+    limitPerMember: z.number().int().min(1).max(1_000_000).nullable().meta({ description: 'Redemptions per member (refunded and canceled ones do not count); null: no limit.' }),
+    codePool: z.boolean().meta({ description: 'True once codes were added (`POST /rewards/{id}/codes`): each redemption hands out one, and the stock is the count of codes left.' }),
     active: z.boolean(),
     startDate: Timestamp.nullable(),
     expirationDate: Timestamp.nullable(),
@@ -88,23 +89,54 @@ export const UpdateRewardBody = CreateRewardBody.pick({ name: true, attributes: 
   .extend({ active: z.boolean().optional(), metadata: Metadata.optional() });
 export type UpdateRewardBody = z.infer<typeof UpdateRewardBody>;
 
+export const TierPrice = z.object({ tierId: Uuid, points: Points }).meta({ id: 'RewardTierPrice', description: "The price for members of one of the program's tiers." });
+
 export const ProgramReward = z
-  .object({ id: Uuid, programId: Uuid, rewardId: Uuid, points: Points, reward: Reward, createdAt: Timestamp })
+  .object({
+    id: Uuid,
+    programId: Uuid,
+    rewardId: Uuid,
+    points: Points.meta({ description: 'The price in points (for members of a tier without a price of its own).' }),
+    tierPrices: z.array(TierPrice),
+    reward: Reward,
+    createdAt: Timestamp,
+  })
   .meta({ id: 'LoyaltyProgramReward' });
 export type ProgramReward = z.infer<typeof ProgramReward>;
 
-export const OfferRewardBody = z.object({ rewardId: Uuid, points: Points.meta({ description: 'The price in points.' }) });
+export const OfferRewardBody = z.object({
+  rewardId: Uuid,
+  points: Points.meta({ description: 'The price in points.' }),
+  tierPrices: z
+    .array(TierPrice)
+    .max(50)
+    .refine((prices) => new Set(prices.map((p) => p.tierId)).size === prices.length, 'one price per tier')
+    .default([])
+    .meta({ description: "Prices for the members of some of the program's tiers; offering again replaces them." }),
+});
+export type OfferRewardBody = z.infer<typeof OfferRewardBody>;
+
+/** What a member of the given tier pays for an offer. */
+export function priceFor(offer: Pick<ProgramReward, 'points' | 'tierPrices'>, tierId: string | undefined): number {
+  return (tierId && offer.tierPrices.find((p) => p.tierId === tierId)?.points) || offer.points;
+}
 
 export const MemberReward = ProgramReward.extend({
-  affordable: z.boolean(),
-  pointsMissing: z.number().int().min(0),
+  price: Points.meta({ description: "What this member pays: its tier's price, else the offer's points." }),
+  affordable: z.boolean().meta({ description: "The member's balance covers the price." }),
+  pointsMissing: z.number().int().min(0).meta({ description: 'Points the member lacks for the price; 0 when affordable.' }),
 }).meta({ id: 'MemberReward' });
 
 export const RewardRedemptionStatus = z.enum(['COMPLETED', 'PENDING_FULFILLMENT', 'FULFILLED', 'CANCELED', 'REFUNDED']);
 
 export const Issued = z
-  .object({ voucherCode: z.string().optional(), amount: Money.optional(), points: z.number().int().optional() })
-  .meta({ id: 'RewardIssued', description: 'What the redemption issued to the member: a voucher, gift credits, or points.' });
+  .object({
+    voucherCode: z.string().optional(),
+    amount: Money.optional(),
+    points: z.number().int().optional(),
+    code: z.string().optional().meta({ description: "A code from the reward's pool." }),
+  })
+  .meta({ id: 'RewardIssued', description: "What the redemption issued to the member: a voucher, gift credits, points, or a code of the reward's pool." });
 
 export const RewardRedemption = z
   .object({ id: Uuid, memberId: Uuid, rewardId: Uuid, points: Points, status: RewardRedemptionStatus, issued: Issued.optional(), createdAt: Timestamp })
@@ -125,6 +157,21 @@ export const RewardRedemptionOutcome = z
   })
   .meta({ id: 'RewardRedemptionOutcome' });
 export type RewardRedemptionOutcome = z.infer<typeof RewardRedemptionOutcome>;
+
+const PoolCode = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\s\p{Cc}]+$/u, 'no spaces or control characters');
+
+export const AddRewardCodesBody = z.object({
+  codes: z.array(PoolCode).min(1).max(1_000).meta({ description: 'Codes to hand out, one per redemption; codes in the pool already are skipped.' }),
+});
+
+export const RewardCodesAdded = z
+  .object({ rewardId: Uuid, added: z.number().int(), skipped: z.number().int(), stock: z.number().int() })
+  .meta({ id: 'RewardCodesAdded', description: 'How many codes joined the pool, how many were there already (or repeated), and the stock now.' });
+export type RewardCodesAdded = z.infer<typeof RewardCodesAdded>;
 
 export const FulfillmentBody = z.object({ status: z.enum(['FULFILLED', 'CANCELED']) });
 
