@@ -277,4 +277,28 @@ describe('conversions at checkout', () => {
     expect((await api.get(`/api/v1/vouchers/${referrerVoucher}`)).body.active).toBe(false);
     expect((await api.get(`/api/v1/loyalty/members/${refereeCard.id}`)).body.balance).toBe(0);
   });
+
+  it('answers referral insights: conversions by status, rewards by status, top referrers; bounded ranges', async () => {
+    const { api } = await service.newWorkspace();
+    const gift = await api.create('/api/v1/campaigns', { name: 'Gift', type: 'GIFT_VOUCHERS', currency: 'EUR' });
+    const credit = await api.create('/api/v1/rewards', { name: '5 EUR', type: 'GIFT_CREDITS', campaignId: gift.id, amount: 500 });
+    const programId = await referralProgram(api, { referrerRewards: [{ rewardId: credit.id }] });
+    const alice = await codeFor(api, programId, { sourceId: 'alice' });
+    const bob = await codeFor(api, programId, { sourceId: 'bob' });
+    for (const referee of ['r1', 'r2', 'r3']) expect((await redeem(api, alice, { sourceId: referee })).body.ok).toBe(true);
+    const rolledBack = await redeem(api, bob, { sourceId: 'r4' });
+    await drainReferrals();
+    await api.post(`/api/v1/redemptions/${rolledBack.body.redemption.id}/rollback`, {});
+    await drainReferrals();
+    const figures = await api.get('/api/v1/insights/referrals');
+    expect(figures.status).toBe(200);
+    expect(figures.body).toEqual({
+      conversions: { pending: 0, confirmed: 3, reverted: 1 },
+      rewards: { granted: 3, failed: 0, reverted: 1 },
+      topReferrers: [{ customerId: expect.any(String), programId, code: alice, confirmed: 3, pending: 0 }],
+    });
+    expect((await api.get(`/api/v1/insights/referrals?programId=${randomUUID()}`)).body.conversions).toEqual({ pending: 0, confirmed: 0, reverted: 0 });
+    expect((await api.get('/api/v1/insights/referrals?from=2020-01-01T00:00:00Z&to=2026-01-01T00:00:00Z')).status).toBe(400);
+  });
 });
+

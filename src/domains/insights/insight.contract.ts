@@ -12,6 +12,8 @@ import {
   GiftCardInsights,
   RedemptionInsights,
   RedemptionInsightsQuery,
+  ReferralInsights,
+  ReferralInsightsQuery,
   WebhookInsights,
 } from './insight.schemas.js';
 
@@ -75,6 +77,17 @@ export const insightContract = {
     description: CACHED,
     tags,
     output: GiftCardInsights,
+  }),
+  referralInsights: defineOperation({
+    name: 'insights.referrals',
+    method: 'get',
+    path: '/insights/referrals',
+    scope: 'insights:read',
+    summary: 'Referral figures: conversions by status, rewards granted, top referrers',
+    description: CACHED,
+    tags,
+    query: ReferralInsightsQuery,
+    output: ReferralInsights,
   }),
   webhookInsights: defineOperation({
     name: 'insights.webhooks',

@@ -9,7 +9,9 @@ import { insightContract } from './insight.contract.js';
 import {
   findBudgetedCampaigns,
   findBudgetUsage,
+  referralFigures,
   sumGiftBalances,
+  topReferrers,
   sumRedemptionPeriods,
   sumRefusals,
   topCampaigns,
@@ -123,6 +125,21 @@ export const insightHandlers = implement(insightContract, {
     return cacheOf(deps.db).get(actor.workspaceId, 'giftCards', {}, async () => {
       const rows = await sumGiftBalances(deps.db, actor.workspaceId);
       return { data: rows.map((r) => ({ currency: nullIfEmpty(r.currency), outstanding: r.outstanding, cards: r.cards, cardsWithBalance: r.with_balance })) };
+    });
+  },
+
+  async referralInsights({ input, actor, deps }) {
+    const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
+    return cacheOf(deps.db).get(actor.workspaceId, 'referrals', input, async () => {
+      const [figures, top] = await Promise.all([
+        referralFigures(deps.db, actor.workspaceId, range, input.programId),
+        topReferrers(deps.db, actor.workspaceId, range, input.programId, input.limit),
+      ]);
+      return {
+        conversions: { pending: figures.pending, confirmed: figures.confirmed, reverted: figures.reverted },
+        rewards: { granted: figures.granted, failed: figures.failed, reverted: figures.rewards_reverted },
+        topReferrers: top.map((r) => ({ customerId: r.customer_id, programId: r.program_id, code: r.code, confirmed: r.confirmed, pending: r.pending })),
+      };
     });
   },
 

@@ -170,3 +170,46 @@ export async function webhookHealth(db: Sql, workspaceId: string) {
   ]);
   return { byStatus: byStatus.rows, oldest: oldest.rows[0], attempts: attempts.rows[0]! };
 }
+
+export interface ReferralFiguresRow {
+  [column: string]: unknown;
+  pending: number;
+  confirmed: number;
+  reverted: number;
+  granted: number;
+  failed: number;
+  rewards_reverted: number;
+}
+
+/** Conversions made in the range (by the (workspace_id, created_at) index) and their rewards, by status now. */
+export async function referralFigures(db: Sql, workspaceId: string, range: Range, programId: string | undefined): Promise<ReferralFiguresRow> {
+  const { rows } = await db.query<ReferralFiguresRow>(
+    `WITH c AS (
+       SELECT id, status FROM referral_conversions
+        WHERE workspace_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR program_id = $4)
+     )
+     SELECT (SELECT count(*) FROM c WHERE status = 'PENDING')::int AS pending,
+            (SELECT count(*) FROM c WHERE status = 'CONFIRMED')::int AS confirmed,
+            (SELECT count(*) FROM c WHERE status = 'REVERTED')::int AS reverted,
+            count(*) FILTER (WHERE o.status = 'GRANTED')::int AS granted,
+            count(*) FILTER (WHERE o.status = 'FAILED')::int AS failed,
+            count(*) FILTER (WHERE o.status = 'REVERTED')::int AS rewards_reverted
+       FROM c JOIN referral_outcomes o ON o.conversion_id = c.id`,
+    [workspaceId, range.from, range.to, programId ?? null],
+  );
+  return rows[0]!;
+}
+
+export async function topReferrers(db: Sql, workspaceId: string, range: Range, programId: string | undefined, limit: number) {
+  const { rows } = await db.query<{ customer_id: string; program_id: string; code: string; confirmed: number; pending: number }>(
+    `SELECT referrer_customer_id AS customer_id, program_id, code,
+            count(*) FILTER (WHERE status = 'CONFIRMED')::int AS confirmed, count(*) FILTER (WHERE status = 'PENDING')::int AS pending
+       FROM referral_conversions
+      WHERE workspace_id = $1 AND created_at >= $2 AND created_at < $3 AND ($4::uuid IS NULL OR program_id = $4) AND status <> 'REVERTED'
+      GROUP BY referrer_customer_id, program_id, code
+      ORDER BY confirmed DESC, pending DESC, code
+      LIMIT $5`,
+    [workspaceId, range.from, range.to, programId ?? null, limit],
+  );
+  return rows;
+}

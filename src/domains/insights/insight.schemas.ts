@@ -142,3 +142,22 @@ export const WebhookInsights = z
       .meta({ description: 'Delivery attempts of the last 24 hours.' }),
   })
   .meta({ id: 'WebhookInsights', description: 'Webhook delivery health of the workspace, as of now.' });
+
+export const ReferralInsightsQuery = z.object({
+  ...Range,
+  programId: Uuid.optional().meta({ description: 'Only this referral program.' }),
+  limit: z.coerce.number().int().min(1).max(100).default(10).meta({ description: 'How many top referrers, 1..100.' }),
+});
+export type ReferralInsightsQuery = z.infer<typeof ReferralInsightsQuery>;
+
+export const ReferralInsights = z
+  .object({
+    conversions: z.object({ pending: Count, confirmed: Count, reverted: Count }).meta({ description: 'Conversions made in the range, by their status now.' }),
+    rewards: z
+      .object({ granted: Count, failed: Count, reverted: Count })
+      .meta({ description: 'Rewards of those conversions (each side and reward once), by their status now.' }),
+    topReferrers: z
+      .array(z.object({ customerId: Uuid, programId: Uuid, code: z.string(), confirmed: Count, pending: Count }))
+      .meta({ description: 'Referrers with the most confirmed conversions in the range (then pending), most first.' }),
+  })
+  .meta({ id: 'ReferralInsights' });
