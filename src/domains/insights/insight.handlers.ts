@@ -9,6 +9,8 @@ import { insightContract } from './insight.contract.js';
 import {
   findBudgetedCampaigns,
   findBudgetUsage,
+  loyaltyMembers,
+  loyaltyMovements,
   referralFigures,
   sumGiftBalances,
   topReferrers,
@@ -125,6 +127,24 @@ export const insightHandlers = implement(insightContract, {
     return cacheOf(deps.db).get(actor.workspaceId, 'giftCards', {}, async () => {
       const rows = await sumGiftBalances(deps.db, actor.workspaceId);
       return { data: rows.map((r) => ({ currency: nullIfEmpty(r.currency), outstanding: r.outstanding, cards: r.cards, cardsWithBalance: r.with_balance })) };
+    });
+  },
+
+  async loyaltyInsights({ input, actor, deps }) {
+    const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
+    return cacheOf(deps.db).get(actor.workspaceId, 'loyalty', input, async () => {
+      const [moved, tiers] = await Promise.all([
+        loyaltyMovements(deps.db, actor.workspaceId, range, input.programId),
+        loyaltyMembers(deps.db, actor.workspaceId, input.programId),
+      ]);
+      const total = (pick: (t: (typeof tiers)[number]) => number) => Math.min(tiers.reduce((a, t) => a + pick(t), 0), Number.MAX_SAFE_INTEGER);
+      return {
+        points: { earned: moved.earned, spent: moved.spent, refunded: moved.refunded, expired: moved.expired, reversed: moved.reversed, adjusted: moved.adjusted },
+        pending: total((t) => t.pending),
+        outstanding: total((t) => t.outstanding),
+        members: total((t) => t.members),
+        tiers: tiers.map((t) => ({ tierId: t.tier_id, name: t.name, members: t.members })),
+      };
     });
   },
 

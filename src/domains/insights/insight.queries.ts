@@ -213,3 +213,44 @@ export async function topReferrers(db: Sql, workspaceId: string, range: Range, p
   );
   return rows;
 }
+
+export interface LoyaltyMovementsRow {
+  [column: string]: unknown;
+  earned: number;
+  spent: number;
+  refunded: number;
+  expired: number;
+  reversed: number;
+  adjusted: number;
+}
+
+/** The points ledger of the range, by kind of movement (by the (workspace_id, created_at) index). */
+export async function loyaltyMovements(db: Sql, workspaceId: string, range: Range, programId: string | undefined): Promise<LoyaltyMovementsRow> {
+  const { rows } = await db.query<LoyaltyMovementsRow>(
+    `SELECT ${sum('e.amount + e.pending_amount', "e.type IN ('POINTS_EARNED', 'PENDING_ADDED')")} AS earned,
+            ${sum('-e.amount', "e.type IN ('REDEMPTION', 'REWARD_REDEMPTION')")} AS spent,
+            ${sum('e.amount', "e.type IN ('ROLLBACK', 'REWARD_REFUND')")} AS refunded,
+            ${sum('-e.amount', "e.type = 'POINTS_EXPIRED'")} AS expired,
+            ${sum('-(e.amount + e.pending_amount)', "e.type IN ('EARNING_REVERSED', 'PENDING_CANCELED')")} AS reversed,
+            coalesce(sum(e.amount) FILTER (WHERE e.type = 'ADJUSTMENT'), 0)::bigint AS adjusted
+       FROM loyalty_ledger_entries e
+      WHERE e.workspace_id = $1 AND e.created_at >= $2 AND e.created_at < $3
+        AND ($4::uuid IS NULL OR e.member_id IN (SELECT id FROM vouchers WHERE campaign_id = $4 AND type = 'LOYALTY_CARD'))`,
+    [workspaceId, range.from, range.to, programId ?? null],
+  );
+  return rows[0]!;
+}
+
+/** Members now: pending and held points, and how many per tier. */
+export async function loyaltyMembers(db: Sql, workspaceId: string, programId: string | undefined) {
+  const { rows } = await db.query<{ tier_id: string | null; name: string | null; members: number; pending: number; outstanding: number }>(
+    `SELECT v.loyalty_tier_id AS tier_id, t.name, count(*)::int AS members, ${sum('v.points_pending')} AS pending,
+            ${sum('greatest(v.points_balance, 0)')} AS outstanding
+       FROM vouchers v LEFT JOIN loyalty_tiers t ON t.id = v.loyalty_tier_id
+      WHERE v.workspace_id = $1 AND v.type = 'LOYALTY_CARD' AND ($2::uuid IS NULL OR v.campaign_id = $2)
+      GROUP BY v.loyalty_tier_id, t.name
+      ORDER BY members DESC, t.name NULLS LAST`,
+    [workspaceId, programId ?? null],
+  );
+  return rows;
+}

@@ -161,3 +161,28 @@ export const ReferralInsights = z
       .meta({ description: 'Referrers with the most confirmed conversions in the range (then pending), most first.' }),
   })
   .meta({ id: 'ReferralInsights' });
+
+export const LoyaltyInsightsQuery = z.object({
+  ...Range,
+  programId: Uuid.optional().meta({ description: 'Only this loyalty program.' }),
+});
+export type LoyaltyInsightsQuery = z.infer<typeof LoyaltyInsightsQuery>;
+
+export const LoyaltyInsights = z
+  .object({
+    points: z
+      .object({
+        earned: Count.meta({ description: 'Granted by earning rules in the range (pending ones included when granted).' }),
+        spent: Count.meta({ description: 'Paid at checkout and for rewards.' }),
+        refunded: Count.meta({ description: 'Given back by rollbacks and reward refunds.' }),
+        expired: Count,
+        reversed: Count.meta({ description: 'Taken back by canceled orders (pending ones canceled included).' }),
+        adjusted: z.number().int().meta({ description: 'Net manual adjustments (signed).' }),
+      })
+      .meta({ description: 'Ledger movements in the range.' }),
+    pending: Count.meta({ description: 'Pending points now.' }),
+    outstanding: Count.meta({ description: 'Points members hold now (positive balances): the liability.' }),
+    members: Count,
+    tiers: z.array(z.object({ tierId: Uuid.nullable(), name: z.string().nullable(), members: Count })).meta({ description: 'Members per tier now (null: no tier).' }),
+  })
+  .meta({ id: 'LoyaltyInsights' });
