@@ -7,7 +7,9 @@ import { AcceptInvitationPage, SignInPage } from './pages/sign-in.js';
 import { AuditLogPage } from './pages/audit-log.js';
 import { CampaignsPage } from './pages/campaigns.js';
 import { CustomersPage } from './pages/customers.js';
+import { LoyaltyPage } from './pages/loyalty.js';
 import { Placeholder } from './pages/placeholder.js';
+import { ReferralsPage } from './pages/referrals.js';
 import { RedemptionsPage } from './pages/redemptions.js';
 import { SettingsPage } from './pages/settings.js';
 import { VouchersPage } from './pages/vouchers.js';
@@ -49,9 +51,9 @@ function Page(props: PageProps) {
     case 'webhooks':
       return <WebhooksPage {...props} />;
     case 'loyalty':
-      return <Placeholder title="Loyalty" text="Loyalty programs, members, points and tiers come here with the loyalty feature." />;
+      return <LoyaltyPage {...props} />;
     case 'referrals':
-      return <Placeholder title="Referrals" text="Referral programs, their codes and conversions come here with the referrals feature." />;
+      return <ReferralsPage {...props} />;
     case 'insights':
       return <LazyInsights {...props} />;
     case 'audit-log':

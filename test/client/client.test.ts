@@ -128,7 +128,7 @@ describe('typed calls', () => {
     // a 204 operation resolves to undefined
     await expect(client.vouchers.delete({ code: 'TYPED-1' })).resolves.toBeUndefined();
     // @ts-expect-error an unknown field is a type error (and a 400 at run time)
-    await expect(client.campaigns.list({ limitt: 3 })).rejects.toBeInstanceOf(ApiError);
+    await expect(client.customers.list({ limitt: 3 })).rejects.toBeInstanceOf(ApiError);
   });
 
   it('validates and redeems; a repeated idempotency key replays the outcome', async () => {

@@ -323,6 +323,43 @@ describe('the dashboard in Chromium', () => {
     await shot('customer');
   }, 60_000);
 
+  it('shows a loyalty program, its members, and a member\'s ledger; adjusts points from the page', async () => {
+    const api = service.api(key);
+    const program = await api.create('/api/v1/campaigns', { name: 'Dash Club', type: 'LOYALTY_PROGRAM', currency: 'EUR', loyalty: { payWithPoints: { pointValue: { points: 10, amount: 100 } } } });
+    await api.create(`/api/v1/loyalty/programs/${program.id}/tiers`, { name: 'Gold', minPoints: 100, multiplier: 1.5 });
+    const member = await api.create(`/api/v1/loyalty/programs/${program.id}/members`, { customer: { sourceId: 'cust-ada' }, code: 'DASH-CARD' });
+    await api.post(`/api/v1/loyalty/members/${member.id}/points`, { points: 120, reason: 'welcome' });
+    await api.post(`/api/v1/vouchers/DASH-CARD/redemption`, { order: { amount: 500, currency: 'EUR' } });
+
+    await page.getByRole('link', { name: 'Loyalty', exact: true }).click();
+    await page.getByRole('table', { name: 'Loyalty programs' }).getByRole('link', { name: 'Dash Club' }).click();
+    await page.getByRole('table', { name: 'Members' }).getByText('DASH-CARD').waitFor();
+    await shot('loyalty-program');
+    await page.getByRole('table', { name: 'Members' }).getByRole('link', { name: 'DASH-CARD' }).click();
+    await page.getByRole('table', { name: 'Ledger' }).getByText('REDEMPTION', { exact: true }).waitFor();
+    await page.getByLabel('Points', { exact: true }).fill('25');
+    await page.getByLabel('Reason').fill('service recovery');
+    await page.getByRole('button', { name: 'Adjust' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('the balance is 95 points');
+    await page.getByRole('table', { name: 'Ledger' }).getByText('service recovery').waitFor();
+    expect((await api.get(`/api/v1/loyalty/members/${member.id}`)).body.balance).toBe(95);
+    await shot('loyalty-member');
+  }, 60_000);
+
+  it('shows a referral program\'s conversions', async () => {
+    const api = service.api(key);
+    const program = await api.create('/api/v1/campaigns', {
+      name: 'Dash referrals', type: 'REFERRAL_PROGRAM', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } }, referral: { confirmOn: 'REDEMPTION' },
+    });
+    const code = (await api.post(`/api/v1/referrals/programs/${program.id}/codes`, { customer: { sourceId: 'dash-referrer' } })).body.code;
+    expect((await api.post(`/api/v1/vouchers/${code}/redemption`, { order: { amount: 2_000, currency: 'EUR' }, customer: { sourceId: 'dash-referee' } })).body.ok).toBe(true);
+    await page.getByRole('link', { name: 'Referrals', exact: true }).click();
+    await page.getByRole('table', { name: 'Referral programs' }).getByRole('link', { name: 'Dash referrals' }).click();
+    await page.getByRole('table', { name: 'Conversions' }).getByText(code).waitFor();
+    expect(await page.getByRole('table', { name: 'Conversions' }).getByText('CONFIRMED').count()).toBe(1);
+    await shot('referrals-program');
+  }, 60_000);
+
   it('renders every other page', async () => {
     for (const [name, file] of [
       ['Customers', 'customers'],
@@ -362,7 +399,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     expect(await page.getByRole('button', { name: 'New endpoint' }).count()).toBe(0);
     await page.getByRole('table', { name: 'Webhook endpoints' }).getByRole('link', { name: receiver.url }).click();
-    await page.getByRole('table', { name: 'Deliveries' }).getByText('customer.created').waitFor();
+    await page.getByRole('table', { name: 'Deliveries' }).getByText('customer.created').first().waitFor();
     expect(await page.getByRole('button', { name: 'Replay' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Rotate secret' }).count()).toBe(0);
     await shot('viewer-webhook-endpoint');

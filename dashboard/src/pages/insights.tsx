@@ -238,6 +238,62 @@ function WebhookHealth() {
   );
 }
 
+function LoyaltyFigures({ days }: { days: number }) {
+  const from = useMemo(() => new Date(Date.now() - days * 86_400_000).toISOString(), [days]);
+  const loaded = useLoad(() => call('insights.loyalty', { from }), [from]);
+  const l = loaded.value;
+  return (
+    <Card title="Loyalty points">
+      <ErrorNote error={loaded.error} />
+      {l && (
+        <>
+          <div class="stats">
+            <Stat label="outstanding now" value={l.outstanding.toLocaleString()} />
+            <Stat label="pending now" value={l.pending.toLocaleString()} />
+            <Stat label="members" value={l.members.toLocaleString()} />
+          </div>
+          <Bars
+            empty="No points moved in this range."
+            rows={[
+              { label: 'Earned', value: l.points.earned, text: l.points.earned.toLocaleString() },
+              { label: 'Spent', value: l.points.spent, text: l.points.spent.toLocaleString() },
+              { label: 'Refunded', value: l.points.refunded, text: l.points.refunded.toLocaleString() },
+              { label: 'Expired', value: l.points.expired, text: l.points.expired.toLocaleString(), tone: 'bad' as const },
+              { label: 'Reversed', value: l.points.reversed, text: l.points.reversed.toLocaleString(), tone: 'bad' as const },
+            ].filter((r) => r.value > 0)}
+          />
+          {l.tiers.length > 0 && <p class="muted small">Members per tier: {l.tiers.map((t) => `${t.name ?? 'no tier'} ${t.members}`).join(' · ')}</p>}
+        </>
+      )}
+    </Card>
+  );
+}
+
+function ReferralFigures({ days }: { days: number }) {
+  const from = useMemo(() => new Date(Date.now() - days * 86_400_000).toISOString(), [days]);
+  const loaded = useLoad(() => call('insights.referrals', { from, limit: 5 }), [from]);
+  const r = loaded.value;
+  return (
+    <Card title="Referrals">
+      <ErrorNote error={loaded.error} />
+      {r && (
+        <>
+          <div class="stats">
+            <Stat label="confirmed" value={r.conversions.confirmed} tone="good" />
+            <Stat label="pending" value={r.conversions.pending} />
+            <Stat label="reverted" value={r.conversions.reverted} tone={r.conversions.reverted ? 'bad' : undefined} />
+            <Stat label="rewards granted" value={r.rewards.granted} />
+          </div>
+          <Bars
+            empty="No conversions in this range."
+            rows={r.topReferrers.map((t) => ({ label: <code>{t.code}</code>, value: t.confirmed, text: `${t.confirmed} confirmed${t.pending ? `, ${t.pending} pending` : ''}` }))}
+          />
+        </>
+      )}
+    </Card>
+  );
+}
+
 export function InsightsPage({ can }: PageProps) {
   const [days, setDays] = useState(30);
   if (!can('insights:read')) {
@@ -266,6 +322,8 @@ export function InsightsPage({ can }: PageProps) {
         <BudgetBurn />
         <WebhookHealth />
         <GiftCards />
+        <LoyaltyFigures days={days} />
+        <ReferralFigures days={days} />
       </div>
     </section>
   );

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ListQuery, listEnvelope, Uuid } from '../../contract/common.schemas.js';
 import { defineOperation } from '../../contract/operation.js';
-import { Campaign, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
+import { Campaign, CampaignListQuery, CreateCampaignBody, UpdateCampaignBody } from './campaign.schemas.js';
 
 const tags = ['Campaigns'];
 const params = z.object({ id: Uuid });
@@ -27,9 +27,9 @@ export const campaignContract = {
     method: 'get',
     path: '/campaigns',
     scope: 'campaigns:read',
-    summary: 'List campaigns, newest first',
+    summary: 'List campaigns, newest first (of one type with `type`)',
     tags,
-    query: ListQuery,
+    query: CampaignListQuery,
     output: listEnvelope(Campaign, 'CampaignList'),
   }),
   getCampaign: defineOperation({

@@ -186,11 +186,8 @@ export async function deleteCampaign(db: Sql, workspaceId: string, id: string): 
   return rows[0] && toCampaign(rows[0]);
 }
 
-export function listCampaigns(db: Sql, cursors: CursorCodec, workspaceId: string, page: PageRequest) {
-  return keysetPage<CampaignRow, Campaign>(
-    db,
-    cursors,
-    { list: 'campaigns.list', from: 'campaigns', columns: COLUMNS, where: ['workspace_id = $1'], params: [workspaceId], map: toCampaign },
-    page,
-  );
+export function listCampaigns(db: Sql, cursors: CursorCodec, workspaceId: string, page: PageRequest & { type?: CampaignType | undefined }) {
+  const where = ['workspace_id = $1', ...(page.type ? ['type = $2'] : [])];
+  const params = [workspaceId, ...(page.type ? [page.type] : [])];
+  return keysetPage<CampaignRow, Campaign>(db, cursors, { list: 'campaigns.list', from: 'campaigns', columns: COLUMNS, where, params, map: toCampaign }, page);
 }

@@ -1,6 +1,6 @@
 // Campaign resources: a campaign groups vouchers and holds the template its vouchers inherit from.
 import { z } from 'zod';
-import { Currency, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { Currency, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { Schedule } from '../rules/schedule.schemas.js';
 import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
 import { Budget, BudgetUsage } from './campaign-budget.schemas.js';
@@ -80,3 +80,5 @@ export const UpdateCampaignBody = settings
   .extend({ type: CampaignType.optional().meta({ description: 'Immutable: accepted only when it equals the current type.' }) })
   .refine(datesInOrder, DATES_OUT_OF_ORDER);
 export type UpdateCampaignBody = z.infer<typeof UpdateCampaignBody>;
+
+export const CampaignListQuery = ListQuery.extend({ type: CampaignType.optional().meta({ description: 'Only campaigns of this type.' }) });
