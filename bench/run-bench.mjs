@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { freePort, runBounded } from './support.mjs';
+import { earningThroughput } from './loyalty-bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -303,7 +304,7 @@ async function main() {
   }
   console.log(`consistency: HOT redeemedCount ${hotVoucher.redemption.redeemedCount} (rows listed: ${hotRows.data.length ? 'yes' : 'no'}); GIFT balance ${giftCard.gift.balance}`);
 
-  if (!ONLY.length || ONLY.some((w) => 'earning'.includes(w))) await earningThroughput({ api, databaseUrl });
+  if (!ONLY.length || ONLY.some((w) => 'earning'.includes(w))) await earningThroughput({ api, databaseUrl, cleanups });
 
   if (BULK > 0) {
     console.error(`generating ${BULK} codes ...`);
@@ -330,58 +331,6 @@ async function main() {
     console.log(`\nbulk: ${BULK.toLocaleString('en')} codes generated and inserted in ${seconds.toFixed(1)} s (${Math.round(BULK / seconds).toLocaleString('en')} codes/s, 100,000 per call)`);
     console.log(`RSS of the service (web + ${os.availableParallelism()} partition threads) with ${(BULK + 10_006).toLocaleString('en')} vouchers in the database: ${(before / 2 ** 20).toFixed(0)} MB after generation, ${(after / 2 ** 20).toFixed(0)} MB after validating ${sample.length.toLocaleString('en')} distinct codes for 10 s (cache bound ${env.ENGINE_CACHE_SIZE} vouchers per partition)`);
   }
-}
-
-/**
- * The worker's earning throughput: a loyalty program with 10 ORDER_PAID rules, 400 orders of 400 customers created,
- * then all marked PAID through the API (20 at a time); the clock runs from the first PATCH until the worker has
- * recorded all 4,000 earnings (order.paid events reacted to per second). Bounded: 400 orders, at most 120 s.
- */
-async function earningThroughput({ api, databaseUrl }) {
-  const ORDERS = 400;
-  const RULES = 10;
-  const program = await api('POST', '/campaigns', { name: 'earning bench', type: 'LOYALTY_PROGRAM', loyalty: {} });
-  for (let i = 0; i < RULES; i++) {
-    await api('POST', `/loyalty/programs/${program.id}/earning-rules`, { name: `rule ${i}`, trigger: 'ORDER_PAID', points: { type: 'PER_AMOUNT', every: 100, points: 1 } });
-  }
-  const inTwenties = async (n, each) => {
-    for (let i = 0; i < n; i += 20) await Promise.all(Array.from({ length: Math.min(20, n - i) }, (_, k) => each(i + k)));
-  };
-  const orders = [];
-  await inTwenties(ORDERS, async (i) => {
-    orders[i] = (await api('POST', '/orders', { amount: 10_000, currency: 'EUR', customer: { sourceId: `earner-${i}` } })).id;
-  });
-  // The service runs here without its worker (START_WORKER=false): one worker process, as npm start forks it.
-  const healthPort = await freePort();
-  let output = '';
-  const worker = spawn(process.execPath, [path.join(root, 'dist/workers/background.js')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, WORKER_HEALTH_PORT: String(healthPort), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  worker.stdout.on('data', (d) => (output += d));
-  worker.stderr.on('data', (d) => (output += d));
-  cleanups.push(async () => {
-    worker.kill('SIGINT');
-    await new Promise((r) => (worker.exitCode !== null ? r() : worker.once('exit', r)));
-  });
-  await waitFor(`http://127.0.0.1:${healthPort}/health`, worker, () => output);
-  const db = new pg.Client({ connectionString: databaseUrl });
-  db.on('error', () => undefined);
-  await db.connect();
-  const earned = async () =>
-    (await db.query('SELECT count(*)::int AS n FROM loyalty_earnings e JOIN loyalty_earning_rules r ON r.id = e.earning_rule_id WHERE r.program_id = $1', [program.id])).rows[0].n;
-  console.error(`earning: ${ORDERS} orders paid, ${RULES} rules ...`);
-  const started = performance.now();
-  await inTwenties(ORDERS, (i) => api('PATCH', `/orders/${orders[i]}`, { status: 'PAID' }));
-  const paidAfter = (performance.now() - started) / 1000;
-  let n = 0;
-  while ((n = await earned()) < ORDERS * RULES && performance.now() - started < 120_000) await new Promise((r) => setTimeout(r, 100));
-  const seconds = (performance.now() - started) / 1000;
-  await db.end();
-  console.log(
-    `\nloyalty earning (worker): ${ORDERS} order.paid events with ${RULES} ORDER_PAID rules → ${n.toLocaleString('en')} earnings in ${seconds.toFixed(1)} s ` +
-      `(${Math.round(ORDERS / seconds)} events/s, ${Math.round(n / seconds)} earnings/s; the PATCHes took ${paidAfter.toFixed(1)} s of it)`,
-  );
 }
 
 /**

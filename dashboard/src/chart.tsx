@@ -13,6 +13,9 @@ export interface ChartSeries {
 
 export const PALETTE = ['#4f46e5', '#0f7b4f', '#d97706', '#b42318', '#0891b2', '#7c3aed'];
 
+/** Every figure charted is a whole number (counts, cents, points): the y axis steps by 1, 2, 5, 10, 20, 50, … only. */
+const WHOLE_STEPS = Array.from({ length: 16 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
+
 export function TimeChart(props: {
   label: string;
   /** Instants, in seconds since the epoch. */
@@ -39,7 +42,7 @@ export function TimeChart(props: {
         scales: { x: { time: true, range: (_u, min, max) => [min - step / 2, max + step / 2] }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
         axes: [
           { stroke: '#687085', grid: { stroke: '#eef0f4' } },
-          { stroke: '#687085', grid: { stroke: '#eef0f4' }, size: 64, values: (_u, splits) => splits.map((v) => format(v)) },
+          { stroke: '#687085', grid: { stroke: '#eef0f4' }, size: 64, incrs: WHOLE_STEPS, values: (_u, splits) => splits.map((v) => format(v)) },
         ],
         series: [
           {},

@@ -1,5 +1,6 @@
 // Pieces every page uses: a paged list over a list operation (cursors, empty state, errors), notes, dates, money,
-// a loader for one-off reads, and the secret-shown-once panel.
+// a loader for one-off reads, the secret-shown-once panel, a page refused to the role, a panel of facts, a filter
+// form, and the answer line of a form.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from './api.js';
@@ -21,6 +22,89 @@ export function money(amount: number | null | undefined, currency?: string | nul
 
 export function Refused({ what }: { what: string }) {
   return <p class="note">Your role cannot see {what}.</p>;
+}
+
+/** A whole page the role may not read: its title and the refusal. */
+export function RefusedPage({ title, what }: { title: string; what: string }) {
+  return (
+    <section>
+      <PageHeader title={title} />
+      <Refused what={what} />
+    </section>
+  );
+}
+
+/** A panel of labelled facts about one resource. */
+export function Facts({ label, children }: { label?: string; children: ComponentChildren }) {
+  return (
+    <div class="panel facts" aria-label={label}>
+      {children}
+    </div>
+  );
+}
+
+export function Fact({ label, wide, children }: { label: string; wide?: boolean; children: ComponentChildren }) {
+  return (
+    <div class={wide ? 'fact-wide' : undefined}>
+      <span class="muted small">{label}</span>
+      <span>{children}</span>
+    </div>
+  );
+}
+
+export function ActiveBadge({ active, inactive = 'Inactive' }: { active: boolean; inactive?: string }) {
+  return active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">{inactive}</Badge>;
+}
+
+/** A list's filters: the fields, then Apply filters and Clear. */
+export function FilterForm({ onApply, onClear, children }: { onApply: () => void; onClear?: () => void; children: ComponentChildren }) {
+  return (
+    <form
+      class="panel filters"
+      aria-label="Filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply();
+      }}
+    >
+      {children}
+      <div class="filter-actions">
+        <button type="submit" class="button-primary">
+          Apply filters
+        </button>
+        {onClear && (
+          <button type="button" class="button-quiet" onClick={onClear}>
+            Clear
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** One labelled filter field (text or a date-time); `id` ties label and input. */
+export function TextFilter(props: { id: string; label: string; value: string; onInput: (value: string) => void; placeholder?: string; type?: 'text' | 'datetime-local' }) {
+  return (
+    <div class="filter">
+      <label for={`filter-${props.id}`}>{props.label}</label>
+      <input id={`filter-${props.id}`} type={(props.type ?? 'text') as 'text'} placeholder={props.placeholder} value={props.value} onInput={(e) => props.onInput(e.currentTarget.value)} />
+    </div>
+  );
+}
+
+export interface FormAnswer {
+  tone: 'good' | 'bad';
+  text: string;
+}
+
+/** What a form's last submission came to: a status line (an alert when refused). */
+export function AnswerNote({ answer }: { answer: FormAnswer | undefined }) {
+  if (!answer) return null;
+  return (
+    <p class={answer.tone === 'good' ? 'note note-good' : 'note note-error'} role={answer.tone === 'good' ? 'status' : 'alert'}>
+      {answer.text}
+    </p>
+  );
 }
 
 /** One read: its value, error, and a reload. `deps` change → read again. */

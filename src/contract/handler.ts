@@ -17,6 +17,13 @@ export interface ServiceDeps {
   engine: RedemptionEngine;
   /** A revoked API key stops working in this process before the revocation answers. */
   forgetApiKeys(): void;
+  /** The insights' short answer cache, one per service (two services in one test keep theirs apart). */
+  insightCache: AnswerCache;
+}
+
+/** Answers kept a short while per workspace, question and input; concurrent misses share one computation. */
+export interface AnswerCache {
+  get<T>(workspaceId: string, question: string, input: unknown, compute: () => Promise<T>): Promise<T>;
 }
 
 /** The change a mutation made, as its audit entry shows it. Secrets are stripped before it is written. */

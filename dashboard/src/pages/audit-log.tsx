@@ -1,7 +1,7 @@
 // The audit log: every change, newest first, with its actor; filters by operation, resource, actor and time; paged.
 import { useCallback, useState } from 'preact/hooks';
 import { call } from '../api.js';
-import { Badge, formatTime, PageHeader, PagedTable } from '../components.js';
+import { Badge, FilterForm, formatTime, PageHeader, PagedTable, RefusedPage, TextFilter } from '../components.js';
 import type { PageProps } from '../app.js';
 
 interface Filters {
@@ -30,31 +30,14 @@ export function AuditLogPage({ can }: PageProps) {
     },
     [filters],
   );
-  if (!can('audit:read')) {
-    return (
-      <section>
-        <PageHeader title="Audit log" />
-        <p class="note">Your role cannot see the audit log.</p>
-      </section>
-    );
-  }
-  const field = (name: keyof Filters, label: string, type: 'text' | 'datetime-local' = 'text') => (
-    <div class="filter">
-      <label for={`filter-${name}`}>{label}</label>
-      <input id={`filter-${name}`} type={type as 'text'} value={draft[name]} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })} />
-    </div>
+  if (!can('audit:read')) return <RefusedPage title="Audit log" what="the audit log" />;
+  const field = (name: Exclude<keyof Filters, 'actorType'>, label: string, type: 'text' | 'datetime-local' = 'text') => (
+    <TextFilter id={name} label={label} type={type} value={draft[name]} onInput={(value) => setDraft({ ...draft, [name]: value })} />
   );
   return (
     <section>
       <PageHeader title="Audit log" />
-      <form
-        class="panel filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setFilters(draft);
-        }}
-      >
+      <FilterForm onApply={() => setFilters(draft)} onClear={() => (setDraft(NO_FILTERS), setFilters(NO_FILTERS))}>
         {field('operation', 'Operation')}
         {field('resourceType', 'Resource type')}
         {field('resourceId', 'Resource id')}
@@ -70,22 +53,7 @@ export function AuditLogPage({ can }: PageProps) {
         {field('actorId', 'Actor id')}
         {field('from', 'From', 'datetime-local')}
         {field('to', 'To', 'datetime-local')}
-        <div class="filter-actions">
-          <button type="submit" class="button-primary">
-            Apply filters
-          </button>
-          <button
-            type="button"
-            class="button-quiet"
-            onClick={() => {
-              setDraft(NO_FILTERS);
-              setFilters(NO_FILTERS);
-            }}
-          >
-            Clear
-          </button>
-        </div>
-      </form>
+      </FilterForm>
       <PagedTable
         label="Audit entries"
         load={load}

@@ -3,7 +3,7 @@
 import { useCallback, useState } from 'preact/hooks';
 import type { InputOf, OutputOf } from '../../../src/client/operation-types.js';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, money, PageHeader, PagedTable, useLoad } from '../components.js';
+import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 import { discountText, VoucherColumns } from './vouchers.js';
 
@@ -217,32 +217,14 @@ function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
       <ErrorNote error={campaign.error} />
       {c && editing && <CampaignForm campaign={c} onCancel={() => setEditing(false)} onSaved={() => (setEditing(false), campaign.reload())} />}
       {c && !editing && (
-        <div class="panel facts">
-          <div>
-            <span class="muted small">Type</span>
-            {TYPE_LABELS[c.type]}
-          </div>
-          <div>
-            <span class="muted small">Status</span>
-            {c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}
-          </div>
-          <div>
-            <span class="muted small">Each voucher gives</span>
-            {t?.gift ? `${money(t.gift.amount, t.gift.currency)} gift credits` : t?.discount ? discountText({ discount: t.discount, currency: c.currency }) : 'Set per voucher'}
-          </div>
-          <div>
-            <span class="muted small">Uses per voucher</span>
-            {t?.redemptionLimit ?? 'Unlimited'}
-          </div>
-          <div>
-            <span class="muted small">Currency</span>
-            {c.currency ?? '—'}
-          </div>
-          <div>
-            <span class="muted small">Created</span>
-            {formatTime(c.createdAt)}
-          </div>
-        </div>
+        <Facts>
+          <Fact label="Type">{TYPE_LABELS[c.type]}</Fact>
+          <Fact label="Status">{c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}</Fact>
+          <Fact label="Each voucher gives">{t?.gift ? `${money(t.gift.amount, t.gift.currency)} gift credits` : t?.discount ? discountText({ discount: t.discount, currency: c.currency }) : 'Set per voucher'}</Fact>
+          <Fact label="Uses per voucher">{t?.redemptionLimit ?? 'Unlimited'}</Fact>
+          <Fact label="Currency">{c.currency ?? '—'}</Fact>
+          <Fact label="Created">{formatTime(c.createdAt)}</Fact>
+        </Facts>
       )}
       <div class="section-header settings-section">
         <h2>Vouchers</h2>

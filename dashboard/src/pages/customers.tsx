@@ -1,7 +1,7 @@
 // Customers: the list (find by email or source id), and a customer's page with its redemptions.
 import { useCallback, useState } from 'preact/hooks';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, money, PageHeader, PagedTable, Refused, useLoad } from '../components.js';
+import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, Refused, RefusedPage, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 
 function CustomerList() {
@@ -53,30 +53,17 @@ function CustomerDetail({ id, can }: { id: string; can: PageProps['can'] }) {
       <PageHeader title={c ? (c.name ?? c.email ?? c.sourceId ?? 'Customer') : 'Customer'} back={{ href: '#/customers', label: 'Customers' }} />
       <ErrorNote error={customer.error} />
       {c && (
-        <div class="panel facts">
-          <div>
-            <span class="muted small">Email</span>
-            {c.email ?? '—'}
-          </div>
-          <div>
-            <span class="muted small">Source id</span>
-            {c.sourceId ? <code>{c.sourceId}</code> : '—'}
-          </div>
-          <div>
-            <span class="muted small">Id</span>
-            <code>{c.id}</code>
-          </div>
-          <div>
-            <span class="muted small">Since</span>
-            {formatTime(c.createdAt)}
-          </div>
+        <Facts>
+          <Fact label="Email">{c.email ?? '—'}</Fact>
+          <Fact label="Source id">{c.sourceId ? <code>{c.sourceId}</code> : '—'}</Fact>
+          <Fact label="Id"><code>{c.id}</code></Fact>
+          <Fact label="Since">{formatTime(c.createdAt)}</Fact>
           {metadata.map(([key, value]) => (
-            <div>
-              <span class="muted small">{key}</span>
+            <Fact label={key}>
               <code>{JSON.stringify(value)}</code>
-            </div>
+            </Fact>
           ))}
-        </div>
+        </Facts>
       )}
       <div class="settings-section">
         <h2>Redemptions</h2>
@@ -102,13 +89,6 @@ function CustomerDetail({ id, can }: { id: string; can: PageProps['can'] }) {
 }
 
 export function CustomersPage({ can, route }: PageProps) {
-  if (!can('customers:read')) {
-    return (
-      <section>
-        <PageHeader title="Customers" />
-        <Refused what="customers" />
-      </section>
-    );
-  }
+  if (!can('customers:read')) return <RefusedPage title="Customers" what="customers" />;
   return route[1] ? <CustomerDetail key={route[1]} id={route[1]} can={can} /> : <CustomerList />;
 }

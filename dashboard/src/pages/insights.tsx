@@ -1,11 +1,12 @@
 // Insights: redemptions and discount per day (uPlot), failures by code, top campaigns, budget burn, gift card
-// liability and webhook health, each read from its insights.* operation and shown (or its error) on its own.
+// liability, webhook health, loyalty points per day and members per tier, referrals; each read from its insights.*
+// operation and shown (or its error) on its own.
 import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import type { OutputOf } from '../../../src/client/operation-types.js';
 import { call } from '../api.js';
 import { PALETTE, TimeChart, type ChartSeries } from '../chart.js';
-import { ErrorNote, formatTime, money, PageHeader, Refused, useLoad } from '../components.js';
+import { ErrorNote, formatTime, money, PageHeader, RefusedPage, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 
 const RANGES = [
@@ -54,10 +55,10 @@ function Bars({ rows, empty, scale }: { rows: { label: ComponentChildren; value:
 type Periods = OutputOf<'insights.redemptions'>['data'];
 
 /**
- * One x per day of the range, zero where the service left a day out. Days start at the workspace's midnight (the
- * periods say where), so the days are counted from the first period; rounding absorbs a DST hour.
+ * One x per day of the range, and where a period falls on it. Days start at the workspace's midnight (the periods say
+ * where), so the days are counted from the first period; rounding absorbs a DST hour.
  */
-function perDay(periods: Periods, from: string) {
+function dayAxis(periods: readonly { period: string }[], from: string) {
   const start = Date.parse(from) / 1000;
   const now = Date.now() / 1000;
   const anchor = periods.length ? Date.parse(periods[0]!.period) / 1000 : Math.floor(now / 86_400) * 86_400;
@@ -65,6 +66,12 @@ function perDay(periods: Periods, from: string) {
   const x: number[] = [];
   for (let t = first; t <= now; t += 86_400) x.push(t);
   const dayOf = (iso: string) => Math.round((Date.parse(iso) / 1000 - first) / 86_400);
+  return { x, dayOf };
+}
+
+/** The redemption periods on the day axis, zero where the service left a day out. */
+function perDay(periods: Periods, from: string) {
+  const { x, dayOf } = dayAxis(periods, from);
   const currencies = [...new Set(periods.map((p) => p.currency ?? '—'))];
   const redemptions = x.map(() => 0);
   const rollbacks = x.map(() => 0);
@@ -238,34 +245,62 @@ function WebhookHealth() {
   );
 }
 
+type LoyaltyPeriods = OutputOf<'insights.loyalty'>['periods'];
+const POINT_SERIES = [
+  { key: 'earned', label: 'Earned', color: PALETTE[1]!, style: 'bars' },
+  { key: 'spent', label: 'Spent', color: PALETTE[0]!, style: 'line' },
+  { key: 'expired', label: 'Expired', color: PALETTE[2]!, style: 'line' },
+  { key: 'reversed', label: 'Reversed', color: PALETTE[3]!, style: 'line' },
+] as const;
+
+/** Points earned, spent, expired and reversed per day, zero where the service left a day out. */
+function pointsPerDay(periods: LoyaltyPeriods, from: string): { x: number[]; series: ChartSeries[] } {
+  const { x, dayOf } = dayAxis(periods, from);
+  const series = POINT_SERIES.map((s) => ({ label: s.label, color: s.color, style: s.style, values: x.map(() => 0) as number[] }));
+  for (const p of periods) {
+    const i = dayOf(p.period);
+    if (i < 0 || i >= x.length) continue;
+    POINT_SERIES.forEach((s, k) => (series[k]!.values[i]! += p[s.key]));
+  }
+  return { x, series };
+}
+
+const count = (n: number) => n.toLocaleString();
+
 function LoyaltyFigures({ days }: { days: number }) {
   const from = useMemo(() => new Date(Date.now() - days * 86_400_000).toISOString(), [days]);
   const loaded = useLoad(() => call('insights.loyalty', { from }), [from]);
   const l = loaded.value;
+  const chart = useMemo(() => (l ? pointsPerDay(l.periods, from) : undefined), [l]);
+  if (loaded.error) return <Card title="Loyalty points per day" wide><ErrorNote error={loaded.error} /></Card>;
+  if (!l || !chart) return <Card title="Loyalty points per day" wide><p class="muted">Loading…</p></Card>;
   return (
-    <Card title="Loyalty points">
-      <ErrorNote error={loaded.error} />
-      {l && (
-        <>
-          <div class="stats">
-            <Stat label="outstanding now" value={l.outstanding.toLocaleString()} />
-            <Stat label="pending now" value={l.pending.toLocaleString()} />
-            <Stat label="members" value={l.members.toLocaleString()} />
-          </div>
-          <Bars
-            empty="No points moved in this range."
-            rows={[
-              { label: 'Earned', value: l.points.earned, text: l.points.earned.toLocaleString() },
-              { label: 'Spent', value: l.points.spent, text: l.points.spent.toLocaleString() },
-              { label: 'Refunded', value: l.points.refunded, text: l.points.refunded.toLocaleString() },
-              { label: 'Expired', value: l.points.expired, text: l.points.expired.toLocaleString(), tone: 'bad' as const },
-              { label: 'Reversed', value: l.points.reversed, text: l.points.reversed.toLocaleString(), tone: 'bad' as const },
-            ].filter((r) => r.value > 0)}
-          />
-          {l.tiers.length > 0 && <p class="muted small">Members per tier: {l.tiers.map((t) => `${t.name ?? 'no tier'} ${t.members}`).join(' · ')}</p>}
-        </>
-      )}
-    </Card>
+    <>
+      <Card title="Loyalty points per day" wide>
+        <div class="stats" aria-label="Points moved">
+          <Stat label={`earned, last ${days} days`} value={count(l.points.earned)} tone="good" />
+          <Stat label="spent" value={count(l.points.spent)} />
+          <Stat label="expired" value={count(l.points.expired)} tone={l.points.expired ? 'bad' : undefined} />
+          <Stat label="reversed" value={count(l.points.reversed)} tone={l.points.reversed ? 'bad' : undefined} />
+          <Stat label="refunded" value={count(l.points.refunded)} />
+          <Stat label="adjusted (net)" value={(l.points.adjusted > 0 ? '+' : '') + count(l.points.adjusted)} />
+        </div>
+        {l.periods.length === 0 ? <p class="empty">No points moved in this range.</p> : <TimeChart label="Loyalty points per day" x={chart.x} series={chart.series} format={count} />}
+      </Card>
+      <Card title="Members per tier">
+        <div class="stats" aria-label="Loyalty now">
+          <Stat label="members" value={count(l.members)} />
+          <Stat label="points held" value={count(l.outstanding)} />
+          <Stat label="points pending" value={count(l.pending)} />
+        </div>
+        <Bars
+          empty="No members yet."
+          rows={l.tiers
+            .filter((t) => t.tierId !== null || t.members > 0)
+            .map((t) => ({ label: t.name ?? 'No tier', value: t.members, text: count(t.members) }))}
+        />
+      </Card>
+    </>
   );
 }
 
@@ -296,14 +331,7 @@ function ReferralFigures({ days }: { days: number }) {
 
 export function InsightsPage({ can }: PageProps) {
   const [days, setDays] = useState(30);
-  if (!can('insights:read')) {
-    return (
-      <section>
-        <PageHeader title="Insights" />
-        <Refused what="insights" />
-      </section>
-    );
-  }
+  if (!can('insights:read')) return <RefusedPage title="Insights" what="insights" />;
   return (
     <section>
       <PageHeader title="Insights">

@@ -1,10 +1,12 @@
 // Loyalty: the programs, a program's members, tiers and offered rewards, and a member's ledger with a form to add or
 // take points by hand (ADJUSTMENT). Routes: #/loyalty, #/loyalty/<programId>, #/loyalty/members/<memberId>.
 import { useCallback, useState } from 'preact/hooks';
-import { call, messageOf } from '../api.js';
-import { Badge, ErrorNote, formatTime, PageHeader, PagedTable, Refused, useLoad } from '../components.js';
+import { ApiError, call, messageOf } from '../api.js';
+import { ActiveBadge, AnswerNote, ErrorNote, Fact, Facts, formatTime, PagedTable, PageHeader, RefusedPage, useLoad, type FormAnswer } from '../components.js';
 import type { PageProps } from '../app.js';
 
+/** An idempotency key; getRandomValues, unlike randomUUID, works outside secure contexts too (plain http on a LAN). */
+const newKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 const points = (n: number | null | undefined) => (n === null || n === undefined ? '—' : n.toLocaleString());
 
 function Programs() {
@@ -20,7 +22,7 @@ function Programs() {
           { label: 'Program', render: (c) => <a href={`#/loyalty/${c.id}`}>{c.name}</a> },
           { label: 'Pay with points', render: (c) => (c.loyalty?.payWithPoints ? `${c.loyalty.payWithPoints.pointValue.points} pts = ${c.loyalty.payWithPoints.pointValue.amount}` : '—') },
           { label: 'Expiry', render: (c) => (c.loyalty?.expiration ? `${c.loyalty.expiration.type}${c.loyalty.expiration.days ? ` ${c.loyalty.expiration.days} d` : ''}` : 'never') },
-          { label: 'Status', render: (c) => (c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>) },
+          { label: 'Status', render: (c) => <ActiveBadge active={c.active} /> },
           { label: 'Created', render: (c) => formatTime(c.createdAt), class: 'nowrap' },
         ]}
       />
@@ -38,15 +40,14 @@ function Program({ id }: { id: string }) {
       <PageHeader title={program.value?.name ?? 'Program'} back={{ href: '#/loyalty', label: 'Loyalty' }} />
       <ErrorNote error={program.error ?? tiers.error} />
       {tiers.value && (
-        <div class="panel facts" aria-label="Tiers">
+        <Facts label="Tiers">
           {tiers.value.data.length === 0 && <div class="muted">No tiers.</div>}
           {tiers.value.data.map((t) => (
-            <div>
-              <span class="muted small">{t.name}</span>
+            <Fact label={t.name}>
               from {points(t.minPoints)} pts, ×{t.multiplier}
-            </div>
+            </Fact>
           ))}
-        </div>
+        </Facts>
       )}
       <div class="settings-section">
         <h2>Members</h2>
@@ -82,37 +83,46 @@ function Program({ id }: { id: string }) {
   );
 }
 
+/**
+ * Adds or takes points by hand (an ADJUSTMENT entry). A submission keeps its idempotency key until the service has
+ * answered it, so a resend after a lost answer counts once; the next submission gets a new key.
+ */
 function AdjustPoints({ memberId, onDone }: { memberId: string; onDone: () => void }) {
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
-  const [note, setNote] = useState<{ error: boolean; text: string } | undefined>(undefined);
+  const [answer, setAnswer] = useState<FormAnswer | undefined>(undefined);
+  const [idempotencyKey, setIdempotencyKey] = useState(newKey);
+  const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
-    const value = Number(amount);
-    if (!Number.isInteger(value) || value === 0) return setNote({ error: true, text: 'Points: a whole number other than 0.' });
+    const value = Number(amount.trim().replace('−', '-'));
+    if (!amount.trim() || !Number.isSafeInteger(value) || value === 0) return setAnswer({ tone: 'bad', text: 'Points: a whole number other than 0 (negative to take points).' });
+    setBusy(true);
     try {
-      const outcome = await call('loyalty.adjustPoints', { id: memberId, points: value, ...(reason ? { reason } : {}) });
-      if (!outcome.ok) return setNote({ error: true, text: outcome.message ?? outcome.code ?? 'Refused.' });
+      const outcome = await call('loyalty.adjustPoints', { id: memberId, points: value, idempotencyKey, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+      setIdempotencyKey(newKey());
+      if (!outcome.ok) return setAnswer({ tone: 'bad', text: outcome.message ?? outcome.code ?? 'Refused.' });
       setAmount('');
       setReason('');
-      setNote({ error: false, text: `Done: the balance is ${points(outcome.member?.balance)} points.` });
+      setAnswer({ tone: 'good', text: `Done: the balance is ${points(outcome.member?.balance)} points.` });
       onDone();
     } catch (error) {
-      setNote({ error: true, text: messageOf(error) });
+      if (error instanceof ApiError) setIdempotencyKey(newKey());
+      setAnswer({ tone: 'bad', text: messageOf(error) });
+    } finally {
+      setBusy(false);
     }
   };
   return (
-    <form class="inline-form" aria-label="Adjust points" onSubmit={(e) => void submit(e)}>
-      <input aria-label="Points" placeholder="Points (+ or −)" inputMode="numeric" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
-      <input aria-label="Reason" placeholder="Reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
-      <button type="submit" class="button-primary">
-        Adjust
+    <form class="panel inline-form" aria-label="Adjust points" onSubmit={(e) => void submit(e)}>
+      <label for="adjust-points">Points</label>
+      <input id="adjust-points" placeholder="+50 or -20" inputMode="numeric" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
+      <label for="adjust-reason">Reason</label>
+      <input id="adjust-reason" placeholder="service recovery" maxLength={500} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+      <button type="submit" class="button-primary" disabled={busy}>
+        Adjust points
       </button>
-      {note && (
-        <span role="status" class={note.error ? 'note-error' : 'muted'}>
-          {note.text}
-        </span>
-      )}
+      <AnswerNote answer={answer} />
     </form>
   );
 }
@@ -127,32 +137,14 @@ function Member({ id, can }: { id: string; can: PageProps['can'] }) {
       <PageHeader title={m ? `Card ${m.code}` : 'Member'} back={m ? { href: `#/loyalty/${m.programId}`, label: 'Program' } : { href: '#/loyalty', label: 'Loyalty' }} />
       <ErrorNote error={member.error} />
       {m && (
-        <div class="panel facts">
-          <div>
-            <span class="muted small">Balance</span>
-            {points(m.balance)} pts
-          </div>
-          <div>
-            <span class="muted small">Pending</span>
-            {points(m.pendingBalance)} pts
-          </div>
-          <div>
-            <span class="muted small">Lifetime earned</span>
-            {points(m.lifetimeEarned)} pts
-          </div>
-          <div>
-            <span class="muted small">Tier</span>
-            {m.tier?.name ?? '—'}
-          </div>
-          <div>
-            <span class="muted small">Customer</span>
-            {m.customerId ? <a href={`#/customers/${m.customerId}`}>{m.customerId.slice(0, 8)}</a> : "—"}
-          </div>
-          <div>
-            <span class="muted small">Next to expire</span>
-            {m.expiring.length ? `${points(m.expiring[0]!.points)} pts on ${formatTime(m.expiring[0]!.date)}` : '—'}
-          </div>
-        </div>
+        <Facts label="Member">
+          <Fact label="Balance">{points(m.balance)} pts</Fact>
+          <Fact label="Pending">{points(m.pendingBalance)} pts</Fact>
+          <Fact label="Lifetime earned">{points(m.lifetimeEarned)} pts</Fact>
+          <Fact label="Tier">{m.tier?.name ?? '—'}</Fact>
+          <Fact label="Customer">{m.customerId ? <a href={`#/customers/${m.customerId}`}>{m.customerId.slice(0, 8)}…</a> : '—'}</Fact>
+          <Fact label="Next to expire">{m.expiring.length ? `${points(m.expiring[0]!.points)} pts on ${formatTime(m.expiring[0]!.date)}` : '—'}</Fact>
+        </Facts>
       )}
       {can('loyalty:write') && <AdjustPoints memberId={id} onDone={() => setVersion((v) => v + 1)} />}
       <div class="settings-section">
@@ -178,14 +170,7 @@ function Member({ id, can }: { id: string; can: PageProps['can'] }) {
 }
 
 export function LoyaltyPage({ can, route }: PageProps) {
-  if (!can('loyalty:read')) {
-    return (
-      <section>
-        <PageHeader title="Loyalty" />
-        <Refused what="loyalty programs" />
-      </section>
-    );
-  }
+  if (!can('loyalty:read')) return <RefusedPage title="Loyalty" what="loyalty programs" />;
   if (route[1] === 'members' && route[2]) return <Member key={route[2]} id={route[2]} can={can} />;
   return route[1] ? <Program key={route[1]} id={route[1]} /> : <Programs />;
 }

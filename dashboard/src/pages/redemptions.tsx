@@ -2,7 +2,7 @@
 // Rollback (confirmed) on a succeeded redemption for roles that may write redemptions.
 import { useCallback, useState } from 'preact/hooks';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, money, PageHeader, PagedTable, Refused } from '../components.js';
+import { AnswerNote, Badge, ErrorNote, FilterForm, formatTime, money, PageHeader, PagedTable, RefusedPage, TextFilter, type FormAnswer } from '../components.js';
 import type { PageProps } from '../app.js';
 
 interface Filters {
@@ -26,7 +26,7 @@ export function RedemptionsPage({ can }: PageProps) {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [version, setVersion] = useState(0);
-  const [notice, setNotice] = useState<{ tone: 'good' | 'bad'; text: string } | undefined>(undefined);
+  const [notice, setNotice] = useState<FormAnswer | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
   const load = useCallback(
     async (cursor: string | undefined) => {
@@ -54,31 +54,16 @@ export function RedemptionsPage({ can }: PageProps) {
       setError(e);
     }
   };
-  if (!can('redemptions:read')) {
-    return (
-      <section>
-        <PageHeader title="Redemptions" />
-        <Refused what="redemptions" />
-      </section>
-    );
-  }
+  if (!can('redemptions:read')) return <RefusedPage title="Redemptions" what="redemptions" />;
   const text = (name: 'voucherCode' | 'customer' | 'orderId', label: string, placeholder: string) => (
-    <div class="filter">
-      <label for={`filter-${name}`}>{label}</label>
-      <input id={`filter-${name}`} placeholder={placeholder} value={draft[name]} onInput={(e) => setDraft({ ...draft, [name]: e.currentTarget.value })} />
-    </div>
+    <TextFilter id={name} label={label} placeholder={placeholder} value={draft[name]} onInput={(value) => setDraft({ ...draft, [name]: value })} />
   );
   return (
     <section>
       <PageHeader title="Redemptions" />
-      <form
-        class="panel filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setFilters(draft);
-          setVersion((v) => v + 1);
-        }}
+      <FilterForm
+        onApply={() => (setFilters(draft), setVersion((v) => v + 1))}
+        onClear={() => (setDraft(NO_FILTERS), setFilters(NO_FILTERS), setVersion((v) => v + 1))}
       >
         {text('voucherCode', 'Voucher code', 'SUMMER-7KQ2')}
         {text('customer', 'Customer', 'id, email or source id')}
@@ -91,16 +76,8 @@ export function RedemptionsPage({ can }: PageProps) {
             <option value="ROLLED_BACK">Rolled back</option>
           </select>
         </div>
-        <div class="filter-actions">
-          <button type="submit" class="button-primary">
-            Apply filters
-          </button>
-          <button type="button" class="button-quiet" onClick={() => (setDraft(NO_FILTERS), setFilters(NO_FILTERS), setVersion((v) => v + 1))}>
-            Clear
-          </button>
-        </div>
-      </form>
-      {notice && <p class={notice.tone === 'good' ? 'note note-good' : 'note note-error'} role="status">{notice.text}</p>}
+      </FilterForm>
+      <AnswerNote answer={notice} />
       <ErrorNote error={error} />
       <PagedTable
         label="Redemptions"

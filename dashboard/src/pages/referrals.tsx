@@ -2,7 +2,7 @@
 // #/referrals/<programId>.
 import { useCallback } from 'preact/hooks';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, PageHeader, PagedTable, Refused, useLoad } from '../components.js';
+import { Badge, ErrorNote, formatTime, PagedTable, PageHeader, RefusedPage, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 
 const TONE = { CONFIRMED: 'good', PENDING: 'neutral', REVERTED: 'bad' } as const;
@@ -54,13 +54,6 @@ function Program({ id }: { id: string }) {
 }
 
 export function ReferralsPage({ can, route }: PageProps) {
-  if (!can('referrals:read')) {
-    return (
-      <section>
-        <PageHeader title="Referrals" />
-        <Refused what="referral programs" />
-      </section>
-    );
-  }
+  if (!can('referrals:read')) return <RefusedPage title="Referrals" what="referral programs" />;
   return route[1] ? <Program key={route[1]} id={route[1]} /> : <Programs />;
 }

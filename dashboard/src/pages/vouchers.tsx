@@ -3,7 +3,7 @@
 import { useCallback, useState } from 'preact/hooks';
 import type { OutputOf } from '../../../src/client/operation-types.js';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, money, PageHeader, PagedTable, Refused, useLoad } from '../components.js';
+import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, Refused, RefusedPage, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 import { go } from '../routes.js';
 
@@ -65,15 +65,6 @@ function VoucherList() {
   );
 }
 
-function Fact({ label, children }: { label: string; children: preact.ComponentChildren }) {
-  return (
-    <div>
-      <span class="muted small">{label}</span>
-      <span>{children}</span>
-    </div>
-  );
-}
-
 function VoucherDetail({ code, can }: { code: string; can: PageProps['can'] }) {
   const voucher = useLoad(() => call('vouchers.get', { code }), [code]);
   const [error, setError] = useState<unknown>(undefined);
@@ -103,7 +94,7 @@ function VoucherDetail({ code, can }: { code: string; can: PageProps['can'] }) {
       </PageHeader>
       <ErrorNote error={voucher.error ?? error} />
       {v && (
-        <div class="panel facts">
+        <Facts>
           <Fact label="Status">{v.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Disabled</Badge>}</Fact>
           <Fact label="Type">{v.type.replace('_', ' ').toLowerCase()}</Fact>
           <Fact label={v.gift ? 'Balance' : 'Discount'}>{valueOf(v)}</Fact>
@@ -123,7 +114,7 @@ function VoucherDetail({ code, can }: { code: string; can: PageProps['can'] }) {
             </Fact>
           )}
           <Fact label="Created">{formatTime(v.createdAt)}</Fact>
-        </div>
+        </Facts>
       )}
       {v && (
         <div class="settings-section">
@@ -169,13 +160,6 @@ function VoucherDetail({ code, can }: { code: string; can: PageProps['can'] }) {
 }
 
 export function VouchersPage({ can, route }: PageProps) {
-  if (!can('vouchers:read')) {
-    return (
-      <section>
-        <PageHeader title="Vouchers" />
-        <Refused what="vouchers" />
-      </section>
-    );
-  }
+  if (!can('vouchers:read')) return <RefusedPage title="Vouchers" what="vouchers" />;
   return route[1] ? <VoucherDetail key={route[1]} code={decodeURIComponent(route[1])} can={can} /> : <VoucherList />;
 }

@@ -3,7 +3,7 @@
 import { useCallback, useState } from 'preact/hooks';
 import type { EventType } from '../../../src/domains/events/event.schemas.js';
 import { call } from '../api.js';
-import { Badge, ErrorNote, formatTime, PageHeader, PagedTable, Refused, SecretOnce, useLoad } from '../components.js';
+import { Badge, ErrorNote, Fact, Facts, formatTime, PagedTable, PageHeader, RefusedPage, SecretOnce, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 
 // The types a subscriber usually picks; typed against the service's event list, so a renamed type fails the build.
@@ -194,25 +194,15 @@ function Endpoint({ id, can }: { id: string; can: PageProps['can'] }) {
       <ErrorNote error={endpoint.error ?? error} />
       {secret && <SecretOnce title="Copy the new signing secret now." value={secret} testId="new-secret" onDone={() => setSecret(undefined)} />}
       {w && (
-        <div class="panel facts">
-          <div class="fact-wide">
-            <span class="muted small">URL</span>
-            <code>{w.url}</code>
-          </div>
-          <div>
-            <span class="muted small">Events</span>
-            {w.events === '*' ? 'All events' : w.events.join(', ')}
-          </div>
-          <div>
-            <span class="muted small">Status</span>
-            {w.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}
-          </div>
-          <div>
-            <span class="muted small">Secret rotated</span>
+        <Facts>
+          <Fact label="URL" wide><code>{w.url}</code></Fact>
+          <Fact label="Events">{w.events === '*' ? 'All events' : w.events.join(', ')}</Fact>
+          <Fact label="Status">{w.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}</Fact>
+          <Fact label="Secret rotated">
             {w.secretRotatedAt ? formatTime(w.secretRotatedAt) : 'Never'}
             {w.previousSecretExpiresAt && <span class="muted small">previous signs until {formatTime(w.previousSecretExpiresAt)}</span>}
-          </div>
-        </div>
+          </Fact>
+        </Facts>
       )}
       <div class="section-header">
         <h2>Deliveries</h2>
@@ -262,13 +252,6 @@ function Endpoint({ id, can }: { id: string; can: PageProps['can'] }) {
 }
 
 export function WebhooksPage({ can, route }: PageProps) {
-  if (!can('webhooks:read')) {
-    return (
-      <section>
-        <PageHeader title="Webhooks" />
-        <Refused what="webhooks" />
-      </section>
-    );
-  }
+  if (!can('webhooks:read')) return <RefusedPage title="Webhooks" what="webhooks" />;
   return route[1] ? <Endpoint key={route[1]} id={route[1]} can={can} /> : <Endpoints can={can} />;
 }

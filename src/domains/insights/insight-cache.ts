@@ -1,10 +1,12 @@
 // The insights' short cache: an answer per workspace, question and input, kept 2 s, so a dashboard refreshing or many
-// operators watching a flash sale cost one query per question every 2 s; concurrent misses share one query.
+// operators watching a flash sale cost one query per question every 2 s; concurrent misses share one query. One per
+// service, created by the composition (web-service.ts) and reached through ServiceDeps.
 import { LRUCache } from 'lru-cache';
+import type { AnswerCache } from '../../contract/handler.js';
 
 export const INSIGHT_CACHE_MS = 2_000;
 
-export class InsightCache {
+export class InsightCache implements AnswerCache {
   private readonly answers = new LRUCache<string, Promise<unknown>>({ max: 5_000, ttl: INSIGHT_CACHE_MS });
 
   get<T>(workspaceId: string, question: string, input: unknown, compute: () => Promise<T>): Promise<T> {

@@ -1,6 +1,5 @@
-// Insights operations: read-only aggregates (scope insights:read), answered from a cache of a few seconds.
-// Loyalty and referral figures (`insights.loyalty`, `insights.referrals`) join here once those domains have landed:
-// one entry each, answered from their own ledgers.
+// Insights operations: read-only aggregates (scope insights:read), answered from a cache of a few seconds; the loyalty and
+// referral figures are read from their own rollups and tables, never from redemptions.
 import { defineOperation } from '../../contract/operation.js';
 import {
   BudgetInsights,
@@ -85,7 +84,7 @@ export const insightContract = {
     method: 'get',
     path: '/insights/loyalty',
     scope: 'insights:read',
-    summary: 'Loyalty figures: points earned, spent, refunded, expired, reversed in the range; pending, outstanding and members per tier now',
+    summary: 'Loyalty figures: points earned, spent, refunded, expired, reversed and adjusted in the range and per period; pending, outstanding and members per tier now',
     description: CACHED,
     tags,
     query: LoyaltyInsightsQuery,

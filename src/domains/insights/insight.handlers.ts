@@ -1,16 +1,14 @@
 // Insights handlers: resolve and bound the range (a 400 beyond it), then answer from the short cache or the queries.
 import { implement } from '../../contract/handler.js';
 import { invalidField } from '../../contract/problems.js';
-import type { Pool } from '../../platform/database.js';
 import { budgetPeriods, TOTAL_PERIOD } from '../campaigns/campaign-budget.rules.js';
 import type { Budget, BudgetLimit } from '../campaigns/campaign-budget.schemas.js';
-import { InsightCache } from './insight-cache.js';
 import { insightContract } from './insight.contract.js';
 import {
   findBudgetedCampaigns,
   findBudgetUsage,
-  loyaltyMembers,
-  loyaltyMovements,
+  countLoyaltyMembers,
+  sumLoyaltyPeriods,
   referralFigures,
   sumGiftBalances,
   topReferrers,
@@ -26,14 +24,6 @@ import { RANGE_LIMITS_DAYS } from './insight.schemas.js';
 const DAY_MS = 86_400_000;
 const DEFAULT_RANGE_DAYS = 30;
 
-/** One cache per database (a test may run several services, each on its own). */
-const caches = new WeakMap<Pool, InsightCache>();
-function cacheOf(db: Pool): InsightCache {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new InsightCache()));
-  return cache;
-}
-
 /** `to` defaults to now and `from` to 30 days before it; `from` must come first and the range fit in `maxDays`. */
 export function resolveRange(input: { from?: string | undefined; to?: string | undefined }, maxDays: number, now: number): Range {
   const to = input.to !== undefined ? Date.parse(input.to) : now;
@@ -44,11 +34,13 @@ export function resolveRange(input: { from?: string | undefined; to?: string | u
 }
 
 const nullIfEmpty = (currency: string | null) => (currency ? currency : null);
+/** A sum of saturated figures, saturated again (signed ones too). */
+const clampSafe = (n: number) => Math.max(-Number.MAX_SAFE_INTEGER, Math.min(n, Number.MAX_SAFE_INTEGER));
 
 export const insightHandlers = implement(insightContract, {
   async redemptionInsights({ input, actor, deps }) {
     const range = resolveRange(input, RANGE_LIMITS_DAYS[input.interval], Date.now());
-    return cacheOf(deps.db).get(actor.workspaceId, 'redemptions', input, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'redemptions', input, async () => {
       const rows = await sumRedemptionPeriods(deps.db, actor.workspaceId, input.interval, range, input.campaignId);
       return {
         data: rows.map((r) => ({
@@ -68,7 +60,7 @@ export const insightHandlers = implement(insightContract, {
 
   async failureInsights({ input, actor, deps }) {
     const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
-    return cacheOf(deps.db).get(actor.workspaceId, 'failures', input, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'failures', input, async () => {
       const rows = await sumRefusals(deps.db, actor.workspaceId, range, input.campaignId);
       const data = rows.map((r) => ({
         code: r.code,
@@ -84,7 +76,7 @@ export const insightHandlers = implement(insightContract, {
 
   async campaignInsights({ input, actor, deps }) {
     const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
-    return cacheOf(deps.db).get(actor.workspaceId, 'campaigns', input, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'campaigns', input, async () => {
       const rows = await topCampaigns(deps.db, actor.workspaceId, range, input.limit);
       return {
         data: rows.map((r) => ({
@@ -101,7 +93,7 @@ export const insightHandlers = implement(insightContract, {
   },
 
   async budgetInsights({ input, actor, deps }) {
-    return cacheOf(deps.db).get(actor.workspaceId, 'budgets', input, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'budgets', input, async () => {
       const campaigns = await findBudgetedCampaigns(deps.db, actor.workspaceId);
       const now = Date.now();
       const planned = campaigns.map((c) => ({ campaign: c, limits: currentLimits(c, now) }));
@@ -124,33 +116,49 @@ export const insightHandlers = implement(insightContract, {
   },
 
   async giftCardInsights({ actor, deps }) {
-    return cacheOf(deps.db).get(actor.workspaceId, 'giftCards', {}, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'giftCards', {}, async () => {
       const rows = await sumGiftBalances(deps.db, actor.workspaceId);
       return { data: rows.map((r) => ({ currency: nullIfEmpty(r.currency), outstanding: r.outstanding, cards: r.cards, cardsWithBalance: r.with_balance })) };
     });
   },
 
   async loyaltyInsights({ input, actor, deps }) {
-    const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
-    return cacheOf(deps.db).get(actor.workspaceId, 'loyalty', input, async () => {
-      const [moved, tiers] = await Promise.all([
-        loyaltyMovements(deps.db, actor.workspaceId, range, input.programId),
-        loyaltyMembers(deps.db, actor.workspaceId, input.programId),
+    const range = resolveRange(input, RANGE_LIMITS_DAYS[input.interval], Date.now());
+    return deps.insightCache.get(actor.workspaceId, 'loyalty', input, async () => {
+      const [periods, tiers] = await Promise.all([
+        sumLoyaltyPeriods(deps.db, actor.workspaceId, input.programId, input.interval, range),
+        countLoyaltyMembers(deps.db, actor.workspaceId, input.programId),
       ]);
-      const total = (pick: (t: (typeof tiers)[number]) => number) => Math.min(tiers.reduce((a, t) => a + pick(t), 0), Number.MAX_SAFE_INTEGER);
+      const total = <R,>(rows: R[], pick: (row: R) => number) => clampSafe(rows.reduce((a, r) => a + pick(r), 0));
       return {
-        points: { earned: moved.earned, spent: moved.spent, refunded: moved.refunded, expired: moved.expired, reversed: moved.reversed, adjusted: moved.adjusted },
-        pending: total((t) => t.pending),
-        outstanding: total((t) => t.outstanding),
-        members: total((t) => t.members),
-        tiers: tiers.map((t) => ({ tierId: t.tier_id, name: t.name, members: t.members })),
+        points: {
+          earned: total(periods, (p) => p.earned),
+          spent: total(periods, (p) => p.spent),
+          refunded: total(periods, (p) => p.refunded),
+          expired: total(periods, (p) => p.expired),
+          reversed: total(periods, (p) => p.reversed),
+          adjusted: total(periods, (p) => p.adjusted),
+        },
+        periods: periods.map((p) => ({
+          period: p.period.toISOString(),
+          earned: p.earned,
+          spent: p.spent,
+          refunded: p.refunded,
+          expired: p.expired,
+          reversed: p.reversed,
+          adjusted: p.adjusted,
+        })),
+        pending: total(tiers, (t) => t.pending),
+        outstanding: total(tiers, (t) => t.outstanding),
+        members: total(tiers, (t) => t.members),
+        tiers: tiers.map((t) => ({ tierId: t.tier_id, name: t.name, programId: t.program_id, minPoints: t.min_points, members: t.members })),
       };
     });
   },
 
   async referralInsights({ input, actor, deps }) {
     const range = resolveRange(input, RANGE_LIMITS_DAYS.day, Date.now());
-    return cacheOf(deps.db).get(actor.workspaceId, 'referrals', input, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'referrals', input, async () => {
       const [figures, top] = await Promise.all([
         referralFigures(deps.db, actor.workspaceId, range, input.programId),
         topReferrers(deps.db, actor.workspaceId, range, input.programId, input.limit),
@@ -164,7 +172,7 @@ export const insightHandlers = implement(insightContract, {
   },
 
   async webhookInsights({ actor, deps }) {
-    return cacheOf(deps.db).get(actor.workspaceId, 'webhooks', {}, async () => {
+    return deps.insightCache.get(actor.workspaceId, 'webhooks', {}, async () => {
       const health = await webhookHealth(deps.db, actor.workspaceId);
       const count = (status: string) => health.byStatus.find((s) => s.status === status)?.n ?? 0;
       const { attempts, succeeded } = health.attempts;

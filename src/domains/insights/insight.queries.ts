@@ -214,8 +214,9 @@ export async function topReferrers(db: Sql, workspaceId: string, range: Range, p
   return rows;
 }
 
-export interface LoyaltyMovementsRow {
+export interface LoyaltyPeriodRow {
   [column: string]: unknown;
+  period: Date;
   earned: number;
   spent: number;
   refunded: number;
@@ -224,32 +225,65 @@ export interface LoyaltyMovementsRow {
   adjusted: number;
 }
 
-/** The points ledger of the range, by kind of movement (by the (workspace_id, created_at) index). */
-export async function loyaltyMovements(db: Sql, workspaceId: string, range: Range, programId: string | undefined): Promise<LoyaltyMovementsRow> {
-  const { rows } = await db.query<LoyaltyMovementsRow>(
-    `SELECT ${sum('e.amount + e.pending_amount', "e.type IN ('POINTS_EARNED', 'PENDING_ADDED')")} AS earned,
-            ${sum('-e.amount', "e.type IN ('REDEMPTION', 'REWARD_REDEMPTION')")} AS spent,
-            ${sum('e.amount', "e.type IN ('ROLLBACK', 'REWARD_REFUND')")} AS refunded,
-            ${sum('-e.amount', "e.type = 'POINTS_EXPIRED'")} AS expired,
-            ${sum('-(e.amount + e.pending_amount)', "e.type IN ('EARNING_REVERSED', 'PENDING_CANCELED')")} AS reversed,
-            coalesce(sum(e.amount) FILTER (WHERE e.type = 'ADJUSTMENT'), 0)::bigint AS adjusted
-       FROM loyalty_ledger_entries e
-      WHERE e.workspace_id = $1 AND e.created_at >= $2 AND e.created_at < $3
-        AND ($4::uuid IS NULL OR e.member_id IN (SELECT id FROM vouchers WHERE campaign_id = $4 AND type = 'LOYALTY_CARD'))`,
-    [workspaceId, range.from, range.to, programId ?? null],
+/** The workspace's loyalty programs (or the one asked in parameter `program`, when it is one of them). */
+const programs = (program: string) => `programs AS (
+  SELECT id FROM campaigns WHERE workspace_id = $1 AND type = 'LOYALTY_PROGRAM' AND (${program}::uuid IS NULL OR id = ${program}::uuid)
+)`;
+
+const signedSum = (column: string) => `greatest(least(coalesce(sum(${column}), 0), ${MAX_AMOUNT}), -${MAX_AMOUNT})::bigint`;
+
+/**
+ * Points moved per period, from loyalty_point_rollups (one row per hour, program and writing session, added by the
+ * ledger's trigger): never a read of the ledger, so the cost follows the range's hours, not its entries.
+ */
+export async function sumLoyaltyPeriods(db: Sql, workspaceId: string, programId: string | undefined, interval: 'day' | 'hour', range: Range) {
+  const { rows } = await db.query<LoyaltyPeriodRow>(
+    `WITH ${BOUNDS}, ${programs('$5')}
+     SELECT date_trunc($2, r.hour AT TIME ZONE b.tz) AT TIME ZONE b.tz AS period,
+            ${sum('r.earned')} AS earned, ${sum('r.spent')} AS spent, ${sum('r.refunded')} AS refunded,
+            ${sum('r.expired')} AS expired, ${sum('r.reversed')} AS reversed, ${signedSum('r.adjusted')} AS adjusted
+       FROM loyalty_point_rollups r, bounds b
+      WHERE r.workspace_id = $1 AND r.hour >= b.lo AND r.hour < b.hi AND r.program_id IN (SELECT id FROM programs)
+      GROUP BY 1
+      ORDER BY 1`,
+    [workspaceId, interval, range.from, range.to, programId ?? null],
   );
-  return rows[0]!;
+  return rows;
 }
 
-/** Members now: pending and held points, and how many per tier. */
-export async function loyaltyMembers(db: Sql, workspaceId: string, programId: string | undefined) {
-  const { rows } = await db.query<{ tier_id: string | null; name: string | null; members: number; pending: number; outstanding: number }>(
-    `SELECT v.loyalty_tier_id AS tier_id, t.name, count(*)::int AS members, ${sum('v.points_pending')} AS pending,
-            ${sum('greatest(v.points_balance, 0)')} AS outstanding
-       FROM vouchers v LEFT JOIN loyalty_tiers t ON t.id = v.loyalty_tier_id
-      WHERE v.workspace_id = $1 AND v.type = 'LOYALTY_CARD' AND ($2::uuid IS NULL OR v.campaign_id = $2)
-      GROUP BY v.loyalty_tier_id, t.name
-      ORDER BY members DESC, t.name NULLS LAST`,
+export interface LoyaltyTierRow {
+  [column: string]: unknown;
+  tier_id: string | null;
+  name: string | null;
+  program_id: string | null;
+  min_points: number | null;
+  members: number;
+  pending: number;
+  outstanding: number;
+}
+
+/**
+ * Members now, per tier (the tierless first, then each program's tiers from the lowest, empty ones too), with their
+ * pending and held points. Reads the programs' cards through their partial index: the cost follows the members.
+ */
+export async function countLoyaltyMembers(db: Sql, workspaceId: string, programId: string | undefined) {
+  const { rows } = await db.query<LoyaltyTierRow>(
+    `WITH ${programs('$2')}, cards AS (
+       SELECT v.loyalty_tier_id, count(*)::bigint AS members, ${sum('v.points_pending')} AS pending,
+              ${sum('greatest(v.points_balance, 0)')} AS outstanding
+         FROM vouchers v
+        WHERE v.campaign_id IN (SELECT id FROM programs) AND v.type = 'LOYALTY_CARD'
+        GROUP BY v.loyalty_tier_id
+     )
+     SELECT NULL::uuid AS tier_id, NULL::text AS name, NULL::uuid AS program_id, NULL::bigint AS min_points,
+            coalesce(sum(c.members), 0)::bigint AS members, ${sum('c.pending')} AS pending, ${sum('c.outstanding')} AS outstanding
+       FROM cards c LEFT JOIN loyalty_tiers t ON t.id = c.loyalty_tier_id
+      WHERE t.id IS NULL
+     UNION ALL
+     SELECT t.id, t.name, t.program_id, t.min_points, coalesce(c.members, 0), coalesce(c.pending, 0), coalesce(c.outstanding, 0)
+       FROM loyalty_tiers t LEFT JOIN cards c ON c.loyalty_tier_id = t.id
+      WHERE t.workspace_id = $1 AND t.program_id IN (SELECT id FROM programs)
+      ORDER BY program_id NULLS FIRST, min_points`,
     [workspaceId, programId ?? null],
   );
   return rows;

@@ -1,5 +1,5 @@
 // Insights: read-only aggregates of a workspace (redemption figures per period, refusals by code, top campaigns,
-// budget burn, gift card liability, webhook delivery health) and the ranges they are asked for.
+// budget burn, gift card liability, webhook delivery health, loyalty and referral figures) and the ranges they are asked for.
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { BudgetLimit } from '../campaigns/campaign-budget.schemas.js';
@@ -164,25 +164,46 @@ export const ReferralInsights = z
 
 export const LoyaltyInsightsQuery = z.object({
   ...Range,
+  interval: z.enum(['day', 'hour']).default('day').meta({
+    description: `Length of the periods of \`periods\`, in the workspace's time zone. A range spans at most ${RANGE_LIMITS_DAYS.day} days by day and ${RANGE_LIMITS_DAYS.hour} days by hour.`,
+  }),
   programId: Uuid.optional().meta({ description: 'Only this loyalty program.' }),
 });
 export type LoyaltyInsightsQuery = z.infer<typeof LoyaltyInsightsQuery>;
 
+const PointMovements = {
+  earned: Count.meta({ description: 'Granted by earning rules (pending points count when granted).' }),
+  spent: Count.meta({ description: 'Paid at checkout and for rewards.' }),
+  refunded: Count.meta({ description: 'Given back by rollbacks and reward refunds.' }),
+  expired: Count,
+  reversed: Count.meta({ description: 'Taken back by canceled orders (pending ones canceled included).' }),
+  adjusted: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Net manual adjustments (signed).' }),
+};
+
+export const LoyaltyPeriod = z
+  .object({
+    period: Timestamp.meta({ description: "Start of the period (a day or an hour in the workspace's time zone), as a UTC instant." }),
+    ...PointMovements,
+  })
+  .meta({ id: 'LoyaltyPeriod', description: 'Points moved in one period; a period without movement is left out.' });
+
 export const LoyaltyInsights = z
   .object({
-    points: z
-      .object({
-        earned: Count.meta({ description: 'Granted by earning rules in the range (pending ones included when granted).' }),
-        spent: Count.meta({ description: 'Paid at checkout and for rewards.' }),
-        refunded: Count.meta({ description: 'Given back by rollbacks and reward refunds.' }),
-        expired: Count,
-        reversed: Count.meta({ description: 'Taken back by canceled orders (pending ones canceled included).' }),
-        adjusted: z.number().int().meta({ description: 'Net manual adjustments (signed).' }),
-      })
-      .meta({ description: 'Ledger movements in the range.' }),
+    points: z.object(PointMovements).meta({ description: 'Ledger movements in the range (the sum of `periods`).' }),
+    periods: z.array(LoyaltyPeriod).meta({ description: 'The same movements per period, oldest first.' }),
     pending: Count.meta({ description: 'Pending points now.' }),
     outstanding: Count.meta({ description: 'Points members hold now (positive balances): the liability.' }),
     members: Count,
-    tiers: z.array(z.object({ tierId: Uuid.nullable(), name: z.string().nullable(), members: Count })).meta({ description: 'Members per tier now (null: no tier).' }),
+    tiers: z
+      .array(
+        z.object({
+          tierId: Uuid.nullable(),
+          name: z.string().nullable(),
+          programId: Uuid.nullable(),
+          minPoints: Count.nullable(),
+          members: Count,
+        }),
+      )
+      .meta({ description: "Members per tier now: first those without a tier (tierId null), then each program's tiers from the lowest, empty ones included." }),
   })
   .meta({ id: 'LoyaltyInsights' });
