@@ -71,7 +71,13 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   PORT: port.default(3000),
   WORKER_HEALTH_PORT: port.default(3001),
-  PARTITIONS: positiveInt.max(256).default(os.availableParallelism()),
+  // Per web process; by default the cores shared among WEB_PROCESSES.
+  PARTITIONS: positiveInt.max(256).optional(),
+  WEB_PROCESSES: positiveInt.max(64).default(os.availableParallelism()),
+  PARTITION_LEASE_MS: positiveInt.min(1_000).max(600_000).default(5_000),
+  ENGINE_HOST: z.string().min(1).default('127.0.0.1'),
+  ENGINE_PORT: port.default(0),
+  ENGINE_ADVERTISE_HOST: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   BOOTSTRAP_API_KEY: z
@@ -118,6 +124,12 @@ export type Config = Readonly<{
   port: number;
   workerHealthPort: number;
   partitions: number;
+  /** Web processes on this machine (node:cluster sharing the port); each leases its share of the partition slots. */
+  webProcesses: number;
+  /** A partition lease lasts this long unless renewed: a killed process's slots move after at most this. */
+  partitionLeaseMs: number;
+  /** Where this process answers partition calls forwarded by the others (port 0: any free one). */
+  engineLink: { host: string; port: number; advertiseHost: string | undefined };
   logLevel: (typeof LOG_LEVELS)[number];
   secretKey: string | undefined;
   bootstrapApiKey: string | undefined;
@@ -225,7 +237,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     port: e.PORT,
     workerHealthPort: e.WORKER_HEALTH_PORT,
-    partitions: e.PARTITIONS,
+    partitions: e.PARTITIONS ?? Math.max(1, Math.floor(os.availableParallelism() / e.WEB_PROCESSES)),
+    webProcesses: e.WEB_PROCESSES,
+    partitionLeaseMs: e.PARTITION_LEASE_MS,
+    engineLink: { host: e.ENGINE_HOST, port: e.ENGINE_PORT, advertiseHost: e.ENGINE_ADVERTISE_HOST },
     logLevel: e.LOG_LEVEL,
     secretKey: e.SECRET_KEY,
     bootstrapApiKey: e.BOOTSTRAP_API_KEY,

@@ -50,6 +50,8 @@ async function start() {
       batchesInFlight: config.engineBatchesInFlight,
       insightsRollup: config.insightsRollup,
       logLevel: config.logLevel,
+      leaseMs: config.partitionLeaseMs,
+      link: config.engineLink,
     },
     maxBodyBytes: config.maxBodyBytes,
     importMaxBytes: config.importMaxBytes,

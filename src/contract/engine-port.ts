@@ -94,6 +94,7 @@ export interface RedemptionEngine {
   rulesChanged(workspaceId: string): Promise<void>;
   /** Every active promotion tier of the workspace as the engine decides on it (the qualification index's source). */
   tierSnapshots(workspaceId: string): Promise<VoucherSnapshot[]>;
-  check(): Promise<{ ok: boolean; detail: string; partitions?: unknown[] }>;
+  /** The partition threads' figures and, under `leases`, the slots this process holds among the members. */
+  check(): Promise<{ ok: boolean; detail: string; partitions?: unknown[]; leases?: unknown }>;
   stop(): Promise<void>;
 }

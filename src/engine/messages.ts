@@ -54,9 +54,20 @@ export type PartitionCall =
   | { type: 'hold'; workspaceId: string; holdId: string; items: HoldItem[]; customer: CustomerUse }
   | { type: 'release'; workspaceId: string; holdId: string; applied: boolean }
   | { type: 'forget'; workspaceId: string; code?: string | undefined; campaignId?: string | undefined; rules?: boolean | undefined; budgetOf?: string | undefined }
+  /** This process gained a partition lease: whatever it cached may have changed under another owner meanwhile. */
+  | { type: 'forgetAll' }
   | { type: 'ping' }
   /** Write the refusal counts kept in memory now (before a stop). */
   | { type: 'flush' };
+
+/** A partition slot and the fencing token of this process's lease on it. */
+export type Fence = readonly [slot: number, token: number];
+
+/** A call as a partition thread receives it: with the lease it was routed under, which its writes carry to the database. */
+export type FencedCall = PartitionCall & { fence?: Fence | undefined };
+
+/** The detail of the 503 a partition answers when its lease moved before it could commit: the router asks the new owner. */
+export const PARTITION_MOVED = 'the partition of this voucher moved to another process; retry';
 
 export interface SnapshotEntry {
   code: string;
@@ -78,7 +89,7 @@ export function isRefused(result: unknown): result is Refused {
 
 export interface PartitionRequest {
   id: number;
-  call: PartitionCall;
+  call: FencedCall;
 }
 
 export type PartitionReply =

@@ -1,10 +1,13 @@
-// The web thread's side of the partitions: one worker thread each, a stable route (hash of workspace and code, mod P),
-// request ids matched to replies, and a dead partition restarted (its callers get 503, never a hang).
+// The web thread's side of the partitions: a stable route (hash of workspace and code, mod SLOTS), the slots this
+// process leases served by its worker threads (slot mod threads; request ids matched to replies; a dead thread
+// restarted, its callers answered 503, never a hang), and every other slot's calls forwarded to the member that holds it.
 import { Worker } from 'node:worker_threads';
 import { ProblemError } from '../contract/problems.js';
 import type { Logger } from '../platform/logger.js';
 import { projectRoot } from '../platform/paths.js';
-import { isRefused, type CustomerUse, type PartitionCall, type PartitionReply, type PartitionSettings, type SnapshotEntry } from './messages.js';
+import { errorOf, NotOwner, type LinkClient } from './leases/engine-link.js';
+import { SLOTS, type PartitionLeases } from './leases/partition-leases.js';
+import { isRefused, PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type PartitionReply, type PartitionSettings, type SnapshotEntry } from './messages.js';
 
 const PARTITION_ENTRY = new URL(`file://${projectRoot}/dist/workers/partition.js`);
 
@@ -90,7 +93,7 @@ class PartitionThread {
     return this.readyPromise;
   }
 
-  call(call: PartitionCall): Promise<unknown> {
+  call(call: FencedCall): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -104,11 +107,27 @@ class PartitionThread {
   }
 }
 
+/** Calls that change nothing: asked again of the next owner whatever became of the first attempt. */
+const SAFE_TO_REPEAT = new Set<PartitionCall['type']>(['snapshot', 'hold', 'release', 'forget', 'forgetAll', 'ping', 'flush']);
+const isRead = (call: PartitionCall) => SAFE_TO_REPEAT.has(call.type) || (call.type === 'validate' && !call.session);
+const LINK_TIMEOUT_MS = 15_000;
+
 export class PartitionRouter {
   private readonly threads: PartitionThread[];
+  private leases!: PartitionLeases;
+  private link!: LinkClient;
+  private failoverMs = 0;
 
-  constructor(settings: Omit<PartitionSettings, 'partition'>, count: number, log: Logger) {
+  constructor(settings: Omit<PartitionSettings, 'partition'>, count: number, private readonly log: Logger) {
     this.threads = Array.from({ length: count }, (_, partition) => new PartitionThread({ ...settings, partition }, log));
+  }
+
+  /** Ownership: which slots this process serves, and the link to the members that hold the others. */
+  attach(leases: PartitionLeases, link: LinkClient, leaseMs: number): void {
+    this.leases = leases;
+    this.link = link;
+    // A call waits for a slot's next owner at most this long: the dead owner's lease to expire, a tick to take it.
+    this.failoverMs = leaseMs * 2 + 2_000;
   }
 
   get count(): number {
@@ -119,8 +138,14 @@ export class PartitionRouter {
     await Promise.all(this.threads.map((t) => t.started()));
   }
 
+  /** The slot of a code: the same in every process. */
   route(workspaceId: string, code: string): number {
-    return partitionOf(workspaceId, code, this.threads.length);
+    return partitionOf(workspaceId, code, SLOTS);
+  }
+
+  /** This process's thread for a slot it holds. */
+  private threadOf(slot: number): PartitionThread {
+    return this.threads[slot % this.threads.length]!;
   }
 
   /**
@@ -128,13 +153,13 @@ export class PartitionRouter {
    * `sessions`: the session key of a code, whose own reservation is not counted as taken.
    */
   async snapshots(workspaceId: string, codes: Iterable<string>, customer: CustomerUse, sessions?: ReadonlyMap<string, string>): Promise<Map<string, SnapshotEntry>> {
-    const byPartition = new Map<number, string[]>();
+    const bySlot = new Map<number, string[]>();
     for (const code of new Set(codes)) {
       const p = this.route(workspaceId, code);
-      byPartition.set(p, [...(byPartition.get(p) ?? []), code]);
+      bySlot.set(p, [...(bySlot.get(p) ?? []), code]);
     }
     const answers = await Promise.all(
-      [...byPartition].map(([p, some]) => {
+      [...bySlot].map(([p, some]) => {
         const keys = sessions && some.flatMap((code) => (sessions.has(code) ? [[code, sessions.get(code)!] as const] : []));
         return this.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId, codes: some, customer, ...(keys?.length ? { sessions: Object.fromEntries(keys) } : {}) });
       }),
@@ -142,16 +167,81 @@ export class PartitionRouter {
     return new Map(answers.flat().map((entry) => [entry.code, entry]));
   }
 
-  call<T>(partition: number, call: PartitionCall): Promise<T> {
-    return this.threads[partition]!.call(call) as Promise<T>;
+  /**
+   * A call for a slot: to this process's thread with the lease's token when it holds the slot, else to its holder.
+   * While a slot moves (a holder gone, a lease released) the call waits for the next owner, up to the failover time.
+   * A write whose fate is unknown (the link broke after it was sent) is never sent twice: it answers 503.
+   */
+  async call<T>(slot: number, call: PartitionCall): Promise<T> {
+    const deadline = performance.now() + this.failoverMs;
+    for (;;) {
+      const token = this.leases.tokenOf(slot);
+      try {
+        if (token !== undefined) return (await this.threadOf(slot).call({ ...call, fence: [slot, token] })) as T;
+        const owner = this.leases.ownerOf(slot);
+        if (owner) return (await this.forward(owner.url, slot, call)) as T;
+      } catch (error) {
+        const moved = error instanceof Moved || (error instanceof ProblemError && error.message === PARTITION_MOVED);
+        if (!moved) throw error;
+      }
+      if (this.leases.lapsed(slot)) {
+        throw new ProblemError('service_unavailable', 'this process cannot renew its partition leases (is the database reachable?); retry', { headers: { 'Retry-After': '1' } });
+      }
+      if (performance.now() > deadline) {
+        throw new ProblemError('service_unavailable', 'the partition of this voucher has no owner that answers; retry', { headers: { 'Retry-After': '1' } });
+      }
+      await this.leases.refresh();
+    }
   }
 
+  private async forward(url: string, slot: number, call: PartitionCall): Promise<unknown> {
+    let reply;
+    try {
+      reply = await this.link.call(url, slot, call, LINK_TIMEOUT_MS);
+    } catch (error) {
+      // Refused before anything was sent, or a call that changes nothing: ask the next owner. Else the fate is unknown.
+      if ((error as { code?: string }).code === 'ECONNREFUSED' || isRead(call)) throw new Moved();
+      this.log.warn({ err: (error as Error).message, slot }, 'a forwarded write got no answer');
+      throw new ProblemError('service_unavailable', 'the process holding this voucher stopped answering; whether the write was made is unknown: retry with the same idempotency key', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    if ('result' in reply) {
+      if (isRefused(reply.result)) {
+        const { problem, detail, errors } = reply.result.refused;
+        throw new ProblemError(problem, detail, { errors });
+      }
+      return reply.result;
+    }
+    if ('notOwner' in reply) throw new Moved();
+    const error = errorOf(reply);
+    if (error.message === PARTITION_MOVED) throw new Moved();
+    throw error;
+  }
+
+  /**
+   * A call forwarded here by another member: served by the thread, with this process's token, only while it holds
+   * the slot. The reply travels as the thread gave it (a refusal naming fields stays a result).
+   */
+  async serve(slot: number, call: PartitionCall): Promise<unknown> {
+    const token = Number.isInteger(slot) && slot >= 0 && slot < SLOTS ? this.leases.tokenOf(slot) : undefined;
+    if (token === undefined) throw new NotOwner();
+    return this.threadOf(slot).call({ ...call, fence: [slot, token] });
+  }
+
+  /** To every thread of this process (other members hear of changes through the engine's notification channel). */
   broadcast(call: PartitionCall): Promise<unknown[]> {
     return Promise.all(this.threads.map((t) => t.call(call)));
   }
 
-  /** Every partition answers a ping within the time-out. */
-  async check(timeoutMs: number): Promise<{ ok: boolean; detail: string; partitions: unknown[] }> {
+  /** A lease gained: the thread serving that slot reads again what it cached (another owner may have changed it). */
+  async gained(slots: readonly number[]): Promise<void> {
+    const threads = new Set(slots.map((slot) => this.threadOf(slot)));
+    await Promise.all([...threads].map((t) => t.call({ type: 'forgetAll' }).catch(() => undefined)));
+  }
+
+  /** Every partition answers a ping within the time-out; with the slots this member holds. */
+  async check(timeoutMs: number): Promise<{ ok: boolean; detail: string; partitions: unknown[]; leases: ReturnType<PartitionLeases['status']> }> {
     const answers = await Promise.all(
       this.threads.map((t, i) =>
         Promise.race([
@@ -164,9 +254,11 @@ export class PartitionRouter {
     );
     const down = answers.filter((a) => !a.stats).map((a) => a.i);
     const partitions = answers.map((a) => ({ partition: a.i, ...(a.stats ? (a.stats as object) : { status: 'not answering' }) }));
+    const leases = this.leases.status();
+    const held = `${leases.owned.length} of ${leases.slots} slots held, ${leases.members} member(s)`;
     return down.length
-      ? { ok: false, detail: `partitions ${down.join(', ')} not answering`, partitions }
-      : { ok: true, detail: `${answers.length} partitions`, partitions };
+      ? { ok: false, detail: `partitions ${down.join(', ')} not answering; ${held}`, partitions, leases }
+      : { ok: true, detail: `${answers.length} partitions; ${held}`, partitions, leases };
   }
 
   /** Each partition writes what it counted in memory (refusals), bounded in time, then all are stopped. */
@@ -179,3 +271,6 @@ export class PartitionRouter {
     await Promise.all(this.threads.map((t) => t.stop()));
   }
 }
+
+/** The slot moved (or has no owner yet): ask again. */
+class Moved extends Error {}

@@ -5,12 +5,19 @@ import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutc
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { validationOutcome } from '../domains/redemptions/redemption.rules.js';
+import { listenForNotifications } from '../platform/notifications.js';
+import { LinkClient, startLinkServer } from './leases/engine-link.js';
+import { loadEngineSecret } from './leases/lease.sql.js';
+import { PartitionLeases } from './leases/partition-leases.js';
+import type { PartitionCall } from './messages.js';
 import { PartitionRouter } from './partition-router.js';
 import { loadTierSnapshots } from './partition/hot-path.sql.js';
 import { RefusalCounts } from './partition/refusal-counts.js';
 import { StackRedemption } from './stack/stack-redemption.js';
 
 const STACK_WRITER = -1;
+/** Changes every member's partitions must hear of (a campaign, codes generated in bulk, a budget given back). */
+const ENGINE_CHANNEL = 'engine_changes';
 
 export interface EngineOptions {
   databaseUrl: string;
@@ -26,6 +33,10 @@ export interface EngineOptions {
   insightsRollup?: boolean;
   log: Logger;
   logLevel: string;
+  /** Partition leases last this long unless renewed (default 5,000 ms; PARTITION_LEASE_MS). */
+  leaseMs?: number;
+  /** Where this member answers calls forwarded by the others (ENGINE_HOST, ENGINE_PORT, ENGINE_ADVERTISE_HOST). */
+  link?: { host: string; port: number; advertiseHost?: string | undefined };
 }
 
 export async function startRedemptionEngine(options: EngineOptions): Promise<RedemptionEngine> {
@@ -44,6 +55,44 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     options.log,
   );
   await router.started();
+  const leaseMs = options.leaseMs ?? 5_000;
+  const secret = await loadEngineSecret(options.db);
+  const linkHost = options.link?.host ?? '127.0.0.1';
+  const server = await startLinkServer({
+    host: linkHost,
+    port: options.link?.port ?? 0,
+    advertiseHost: options.link?.advertiseHost ?? (linkHost === '0.0.0.0' || linkHost === '::' ? '127.0.0.1' : linkHost),
+    secret,
+    log: options.log,
+    handle: (slot, call) => router.serve(slot, call),
+  });
+  const link = new LinkClient(secret);
+  const leases = new PartitionLeases({
+    db: options.db,
+    log: options.log,
+    leaseMs,
+    url: server.url,
+    onChange: (gained) => void router.gained(gained.map(([slot]) => slot)),
+  });
+  router.attach(leases, link, leaseMs);
+  await leases.start();
+  // What every member's partitions must forget: done here at once, and told to the others.
+  const everywhere = async (call: PartitionCall) => {
+    await router.broadcast(call);
+    await options.db.query('SELECT pg_notify($1, $2)', [ENGINE_CHANNEL, JSON.stringify({ from: leases.memberId, call })]).catch((error: unknown) => {
+      options.log.warn({ err: (error as Error).message }, 'telling the other members of a change failed (their caches expire on their own)');
+    });
+  };
+  const changes = listenForNotifications(options.databaseUrl, options.log, {
+    [ENGINE_CHANNEL]: (payload) => {
+      try {
+        const { from, call } = JSON.parse(payload) as { from: string; call: PartitionCall };
+        if (from !== leases.memberId && (call.type === 'forget' || call.type === 'forgetAll')) void router.broadcast(call).catch(() => undefined);
+      } catch {
+        // not ours
+      }
+    },
+  });
   // The web thread's stack coordinator is writer -1 of the insight rows: partitions are 0..P-1.
   const refusals = new RefusalCounts(options.db, STACK_WRITER, options.log);
   const stacks = new StackRedemption(options.db, router, { rollup: options.insightsRollup === false ? 'off' : { writer: STACK_WRITER }, refusals });
@@ -64,7 +113,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     async rollback({ campaignId, ...r }) {
       const outcome = await router.call<RollbackOutcome>(route(r.workspaceId, r.code), { type: 'rollback', ...r });
       // The use given back counts in every partition's view of the campaign budget at once, not after its TTL.
-      if (outcome.ok && campaignId) await router.broadcast({ type: 'forget', workspaceId: r.workspaceId, budgetOf: campaignId });
+      if (outcome.ok && campaignId) await everywhere({ type: 'forget', workspaceId: r.workspaceId, budgetOf: campaignId });
       return outcome;
     },
     redeemStack: (r) => stacks.redeem(r),
@@ -74,19 +123,24 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     adjustBalance: (r) => router.call<BalanceOutcome>(route(r.workspaceId, r.code), { type: 'adjust', ...r }),
     async voucherChanged(workspaceId, code) {
       // A code lives (and is known missing) only in the partition it hashes to; bulk generation reaches them all.
-      if (code === undefined) await router.broadcast({ type: 'forget', workspaceId });
+      if (code === undefined) await everywhere({ type: 'forget', workspaceId });
       else await router.call(route(workspaceId, code), { type: 'forget', workspaceId, code });
     },
     async campaignChanged(workspaceId, campaignId) {
-      await router.broadcast({ type: 'forget', workspaceId, campaignId });
+      await everywhere({ type: 'forget', workspaceId, campaignId });
     },
     async rulesChanged(workspaceId) {
+      // Every member hears of a rule change on the rules channel itself (web-service.ts): this process's threads only.
       await router.broadcast({ type: 'forget', workspaceId, rules: true });
     },
     tierSnapshots: (workspaceId) => loadTierSnapshots(options.db, workspaceId),
     check: () => router.check(2_000),
     async stop() {
-      await Promise.all([router.stop(), refusals.stop().catch(() => undefined)]);
+      // The leases first, so the others take the slots at their next tick; forwarded calls in flight still finish.
+      await leases.stop();
+      await server.close();
+      link.close();
+      await Promise.all([router.stop(), refusals.stop().catch(() => undefined), changes.stop()]);
     },
   };
 }

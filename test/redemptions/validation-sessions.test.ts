@@ -257,7 +257,7 @@ describe('validation sessions across restarts and processes', () => {
     }
   });
 
-  it('hold in SQL against a second service whose cache predates the reservation', async () => {
+  it('hold against a second service that validated the vouchers before the reservation was made through the first', async () => {
     const second = await startTestService({ database: service.db });
     try {
       const { key } = await service.newWorkspace();
@@ -273,9 +273,10 @@ describe('validation sessions across restarts and processes', () => {
 
       expect((await b.redeem(v.code)).body).toMatchObject({ ok: false, code: 'redemption_limit_reached' });
       expect((await b.redeem(g.code, { amount: 500 })).body).toMatchObject({ ok: false, code: 'gift_balance_insufficient' });
-      // Refused by the SQL guard first (the second service's cache knew no reservation), then on reloaded state.
-      const { partitions } = await second.engine.check();
-      expect((partitions as Array<{ guardRetries: number }>).reduce((n, p) => n + p.guardRetries, 0)).toBeGreaterThanOrEqual(2);
+      // Each code is decided by the one process that leases its slot, whichever service is asked: the reservation
+      // is known to it (the SQL guard stays behind it should a cache ever be wrong; test/redemptions/two-processes).
+      const [firstLeases, secondLeases] = [(await service.engine.check()).leases, (await second.engine.check()).leases] as Array<{ owned: number[] }>;
+      expect(firstLeases!.owned.length + secondLeases!.owned.length).toBeLessThanOrEqual(64);
       expect((await b.validate(v.code, { order, session: { key: 'second' } })).body.code).toBe('redemption_limit_reached');
       expect((await b.redeem(g.code, { amount: 300 })).body.ok).toBe(true);
       expect((await b.redeem(v.code, { order, session: { key: 'first' } })).body.ok).toBe(true);

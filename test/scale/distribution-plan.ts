@@ -19,11 +19,14 @@ export const DISTRIBUTED = [
   'reward_codes', 'reward_redemptions',
 ] as const;
 
-/** Small, read on every request or looked up without a workspace: one copy on every node. */
-export const REFERENCE = ['workspaces', 'api_keys', 'staff_users', 'staff_sessions', 'staff_invitations'] as const;
+/**
+ * Small, read on every request or looked up without a workspace: one copy on every node. partition_leases too: the
+ * engine's batch statement locks its lease rows beside the writes it fences, on whichever node holds the workspace.
+ */
+export const REFERENCE = ['workspaces', 'api_keys', 'staff_users', 'staff_sessions', 'staff_invitations', 'partition_leases'] as const;
 
 /** On the coordinator only: they describe processes and the schema, not a workspace (pg-boss's own schema too). */
-export const LOCAL = ['schema_migrations', 'worker_heartbeats'] as const;
+export const LOCAL = ['schema_migrations', 'worker_heartbeats', 'engine_members', 'engine_secret'] as const;
 
 export type Placement = 'distributed' | 'reference' | 'local';
 

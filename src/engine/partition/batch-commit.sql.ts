@@ -97,6 +97,8 @@ export interface BatchWrites {
   /** Insight rollup sums (none when the rollup is off), added to the rows of `writer` (a partition's number). */
   rollups?: readonly RollupDelta[];
   writer?: number;
+  /** Partition leases (slot, fencing token) the batch was decided under: all must still be current. */
+  fences?: ReadonlyArray<readonly [number, number]>;
 }
 
 export interface SessionWrite {
@@ -132,7 +134,7 @@ export interface BudgetDelta {
   maxAmount: number;
 }
 
-export type GuardFailure = 'keys' | 'rollbacks' | 'vouchers' | 'usage' | 'budget';
+export type GuardFailure = 'fence' | 'keys' | 'rollbacks' | 'vouchers' | 'usage' | 'budget';
 
 /**
  * One batch in one statement, so one round trip and its own transaction: idempotency keys, rollbacks, the guarded
@@ -142,6 +144,12 @@ export type GuardFailure = 'keys' | 'rollbacks' | 'vouchers' | 'usage' | 'budget
  * (a statement per combination, prepared once per connection): most batches are redemptions and events only.
  */
 const PARTS = {
+  // The leases the batch was decided under, locked FOR KEY SHARE until commit: a takeover (FOR UPDATE, token + 1) waits
+  // for this statement, and a statement after it finds the new token, matches fewer rows, and is refused.
+  fence: `fence AS MATERIALIZED (
+  SELECT l.slot FROM partition_leases l JOIN unnest($73::int[], $74::bigint[]) AS f(slot, token) ON l.slot = f.slot AND l.token = f.token
+     FOR KEY SHARE OF l
+)`,
   keys: `keys AS (
   INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
@@ -265,6 +273,7 @@ const PARTS = {
 type Part = keyof typeof PARTS;
 
 const GUARDS: Array<[Part, string]> = [
+  ['fence', `(SELECT count(*) FROM fence) <> cardinality($73::int[]) THEN 'fence'`],
   ['keys', `(SELECT count(*) FROM keys) <> cardinality($1::uuid[]) THEN 'keys'`],
   ['rolled', `(SELECT count(*) FROM rolled) <> cardinality($5::uuid[]) THEN 'rollbacks'`],
   ['locked', `(SELECT count(*) FROM locked) <> cardinality($56::uuid[]) THEN 'vouchers'`],
@@ -349,9 +358,11 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     col(rollups, 'workspaceId'), col(rollups, 'campaignId'), col(rollups, 'currency'), col(rollups, 'hour'),
     col(rollups, 'redemptions'), col(rollups, 'discountAmount'), col(rollups, 'giftAmount'), col(rollups, 'rollbacks'),
     col(rollups, 'rolledBackDiscount'), col(rollups, 'rolledBackGift'), w.writer ?? 0,
+    (w.fences ?? []).map((f) => f[0]), (w.fences ?? []).map((f) => f[1]),
   ];
   const parts = (
     [
+      ['fence', w.fences?.length ?? 0],
       ['keys', w.keys.length],
       ['rolled', w.rollbackIds.length],
       ['locked', lockedIds.length],
@@ -382,7 +393,7 @@ export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult>
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : '';
-    const failed = /^engine guard: (keys|rollbacks|vouchers|usage|budget)$/.exec(message)?.[1] as GuardFailure | undefined;
+    const failed = /^engine guard: (fence|keys|rollbacks|vouchers|usage|budget)$/.exec(message)?.[1] as GuardFailure | undefined;
     if ((error as { code?: string }).code === 'P0001' && failed) return { ok: false, failed };
     throw error;
   }

@@ -13,10 +13,11 @@ import { mergePlans, type WritePlan } from './write-plan.js';
 
 export type CommitResult =
   | { ok: true; vouchers: VoucherAfter[]; usage: Array<UsageKey & { uses: number }> }
-  | { ok: false; takenKeys: string[]; staleVouchers: string[]; staleUsage: UsageKey[]; racedRollbacks: string[]; staleBudgets: string[] };
+  | { ok: false; fenced: boolean; takenKeys: string[]; staleVouchers: string[]; staleUsage: UsageKey[]; racedRollbacks: string[]; staleBudgets: string[] };
 
 const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>): CommitResult => ({
   ok: false,
+  fenced: false,
   takenKeys: [],
   staleVouchers: [],
   staleUsage: [],
@@ -36,6 +37,9 @@ export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter
   const result = inTransaction ? await commitInTransaction(db, plan, writes) : await commitBatch(db, writes);
   if (!result.ok) {
     switch (result.failed) {
+      case 'fence':
+        // A lease of this batch moved to another process: nothing was written; the caller asks the new owner.
+        return failed({ fenced: true });
       case 'keys': {
         // Which keys another request took first: those that exist now.
         const taken = await loadIdempotencyKeys(db, plan.keys);
@@ -76,6 +80,7 @@ function batchWritesOf(plan: WritePlan, rollup: RollupWriter): BatchWrites {
     sessions: [...plan.sessions.values()],
     rollups: rollup === 'off' ? [] : [...plan.rollups.values()],
     writer: rollup === 'off' ? 0 : rollup.writer,
+    fences: [...plan.fences].map((f) => f.split(':').map(Number) as [number, number]),
   };
 }
 
@@ -118,7 +123,8 @@ async function commitInTransaction(db: Pool, plan: WritePlan, writes: BatchWrite
   }
 }
 
-export type PlanResult = 'ok' | 'taken' | 'stale';
+/** `fenced`: a lease the plan was decided under has moved (its holds are void): decide again with the new owners. */
+export type PlanResult = 'ok' | 'taken' | 'stale' | 'fenced';
 
 /**
  * Group commit for writers outside a partition (stacks): plans submitted while a transaction runs are merged and
@@ -163,7 +169,7 @@ export class PlanCommitter {
     }
     for (const b of batch) {
       const result = await commitPlan(this.pool, b.plan, this.rollup);
-      b.resolve(result.ok ? 'ok' : result.takenKeys.length ? 'taken' : 'stale');
+      b.resolve(result.ok ? 'ok' : result.fenced ? 'fenced' : result.takenKeys.length ? 'taken' : 'stale');
     }
   }
 }

@@ -8,7 +8,7 @@ import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, t
 import type { ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
-import type { CustomerUse, PartitionCall, Refused, SnapshotEntry } from '../messages.js';
+import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';
 import { BudgetStates, type Spent } from './budget-states.js';
 import { commitPlan } from './group-commit.js';
 import { isEmpty, usageKey } from './write-plan.js';
@@ -137,6 +137,10 @@ export class PartitionRuntime {
         this.forget(call);
         reply(null);
         return true;
+      case 'forgetAll':
+        this.cache.markAllStale();
+        reply(null);
+        return true;
       case 'release':
         this.holds.release(call.holdId, call.applied);
         reply(null);
@@ -161,7 +165,7 @@ export class PartitionRuntime {
       case 'hold': {
         const entries = call.items.map((i) => this.cache.fresh(voucherKey(call.workspaceId, i.code), now));
         if (entries.some((e) => !e || !this.ready(e, call.customer, now))) return false;
-        reply(this.holds.hold(call, entries as HotVoucher[], now));
+        reply(this.fencedHold(call, entries as HotVoucher[], now));
         return true;
       }
       default:
@@ -191,6 +195,12 @@ export class PartitionRuntime {
     } else {
       this.cache.dropMissing(call.workspaceId);
     }
+  }
+
+  /** A hold answers with the lease it was granted under: the stack's commit checks that lease is still current. */
+  private fencedHold(call: Extract<PartitionCall, { type: 'hold' }>, entries: HotVoucher[], now: number) {
+    const fence = (call as FencedCall).fence;
+    return { ...this.holds.hold(call, entries, now), ...(fence ? { fence } : {}) };
   }
 
   /** Everything a decision about this entry reads is in memory: the customer's uses and the campaign's budget. */
@@ -311,7 +321,7 @@ export class PartitionRuntime {
       }
       else if (call.type === 'snapshot') this.answer(item, this.snapshot(call, call.codes.map((c) => this.cache.peek(key(c))!), now));
       else if (call.type === 'hold') {
-        this.answer(item, this.holds.hold(call, call.items.map((i) => this.cache.peek(key(i.code))!), now));
+        this.answer(item, this.fencedHold(call, call.items.map((i) => this.cache.peek(key(i.code))!), now));
       } else writes.push(item);
     }
     if (writes.length) await this.commitWrites(writes, rollbackRows);
@@ -439,6 +449,10 @@ export class PartitionRuntime {
         await this.budgets.load(this.snapshotsOf(pending), now);
         continue;
       }
+      for (const item of pending) {
+        const fence = (item.call as FencedCall).fence;
+        if (fence) plan.fences.add(`${fence[0]}:${fence[1]}`);
+      }
       const reserving = sessions.added(now);
       setPending(taken, reserving, +1);
       this.budgets.setPending(campaignTaken, +1);
@@ -465,6 +479,13 @@ export class PartitionRuntime {
           if (item.call.type === 'redeem' || item.call.type === 'validate') this.countRefusal(item.call, outcome, now);
           if (!(outcome instanceof Error)) this.replays.remember(item.call, outcome);
         }
+        return;
+      }
+      if (result.fenced) {
+        // This process no longer holds a lease the batch was decided under: nothing was written; the web thread asks
+        // the new owner. What is cached here may change under that owner, so it is read again should the lease return.
+        this.cache.markAllStale();
+        for (const item of pending) this.refuse(item, new ProblemError('service_unavailable', PARTITION_MOVED, { headers: { 'Retry-After': '1' } }));
         return;
       }
       // Someone else (another partition, process or stack) got there first: reload what was stale, decide again.

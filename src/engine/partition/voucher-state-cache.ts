@@ -131,6 +131,11 @@ export class VoucherStateCache {
     }
   }
 
+  /** A lease gained: every voucher is read again before its next decision (another owner may have changed it). */
+  markAllStale(): void {
+    for (const entry of this.entries.values()) entry.stale = true;
+  }
+
   /** A voucher created or generated: forget every "no such voucher" entry of the workspace. */
   dropMissing(workspaceId: string): void {
     const prefix = voucherKey(workspaceId, '');

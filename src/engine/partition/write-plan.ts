@@ -40,6 +40,11 @@ export interface WritePlan {
   /** Referral conversions made by the batch's redemptions, and those its rollbacks revert. */
   conversions: ConversionRow[];
   revertedConversions: string[];
+  /**
+   * The partition leases the batch was decided under, as `slot:token`: the statement checks each against
+   * partition_leases (and holds it until commit), so a process that lost a lease can no longer write its vouchers.
+   */
+  fences: Set<string>;
 }
 
 export function emptyPlan(): WritePlan {
@@ -61,6 +66,7 @@ export function emptyPlan(): WritePlan {
     pointsRefunds: [],
     conversions: [],
     revertedConversions: [],
+    fences: new Set(),
   };
 }
 
@@ -306,6 +312,7 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
     merged.pointsRefunds.push(...plan.pointsRefunds);
     merged.conversions.push(...plan.conversions);
     merged.revertedConversions.push(...plan.revertedConversions);
+    for (const fence of plan.fences) merged.fences.add(fence);
     for (const [key, session] of plan.sessions) merged.sessions.set(key, session);
     for (const [id, d] of plan.deltas) {
       const into = merged.deltas.get(id);

@@ -10,9 +10,9 @@ import { tierCode } from '../../domains/promotions/tier.rules.js';
 import { balanceTaken, evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
-import type { HoldItem } from '../messages.js';
+import type { Fence, HoldItem } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
-import { PlanCommitter, type RollupWriter } from '../partition/group-commit.js';
+import { PlanCommitter, type PlanResult, type RollupWriter } from '../partition/group-commit.js';
 import { emptyPlan, planRedemption, planSession } from '../partition/write-plan.js';
 import type { RefusalCounts } from '../partition/refusal-counts.js';
 import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
@@ -105,7 +105,7 @@ export class StackRedemption {
       const partitionsToHold = [...holdItems.keys()].sort((x, y) => x - y);
       const answers = await Promise.all(
         partitionsToHold.map((p) =>
-          this.router.call<{ ok: boolean }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId, items: holdItems.get(p)!, customer: request.customer }),
+          this.router.call<{ ok: boolean; fence?: Fence }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId, items: holdItems.get(p)!, customer: request.customer }),
         ),
       );
       const held = partitionsToHold.filter((_, i) => answers[i]!.ok);
@@ -117,6 +117,8 @@ export class StackRedemption {
 
       const createdAt = new Date(this.now());
       const plan = emptyPlan();
+      // Each hold was granted under its owner's lease: the commit is refused should any of them have moved since.
+      for (const answer of answers) if (answer.fence) plan.fences.add(`${answer.fence[0]}:${answer.fence[1]}`);
       const results = [...evaluation.results];
       for (const member of evaluation.members) {
         const redemptionId = planRedemption(plan, {
@@ -168,13 +170,14 @@ export class StackRedemption {
     });
   }
 
-  private async commit(request: Pick<StackRequest, 'workspaceId' | 'idempotency'>, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<'ok' | 'taken' | 'stale'> {
+  private async commit(request: Pick<StackRequest, 'workspaceId' | 'idempotency'>, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<PlanResult> {
     const key: StoredKey = { workspaceId: request.workspaceId, key: request.idempotency.key, requestHash: request.idempotency.hash, response: outcome };
     plan.keys.push(key);
     return this.committer.submit(plan);
   }
 
+  /** A hold on a member that has gone went with it: a release that finds no one is no failure of the stack. */
   private async release(workspaceId: string, holdId: string, partitions: number[], applied: boolean): Promise<void> {
-    await Promise.all(partitions.map((p) => this.router.call(p, { type: 'release', workspaceId, holdId, applied })));
+    await Promise.all(partitions.map((p) => this.router.call(p, { type: 'release', workspaceId, holdId, applied }).catch(() => undefined)));
   }
 }

@@ -1,0 +1,150 @@
+// This process's share of the partition slots. Every tick (a third of the lease time) it says it is alive, renews what
+// it holds, and moves towards a fair share: ceil(SLOTS / live members), releasing the excess at once (the next owner
+// needs no expiry) and taking free or expired slots up to its share. A member killed with -9 stops renewing: its
+// slots are taken by the others once their leases expire, with new tokens, so none of its writes can land after.
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { Pool } from '../../platform/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { acquireLeases, heartbeat, leaveMembers, loadLeases, releaseLeases, renewLeases, type LeaseRow, type Member } from './lease.sql.js';
+
+/** Logical partitions: fixed, since every process must hash a code to the same slot (schema/0034 holds 64 rows). */
+export const SLOTS = 64;
+
+export interface LeaseOptions {
+  db: Pool;
+  log: Logger;
+  /** A lease lasts this long unless renewed (default 5 s); renewed every third of it. */
+  leaseMs: number;
+  /** Where this member answers forwarded calls. */
+  url: string;
+  /** Told of every change: slots gained (with their tokens) and lost. */
+  onChange: (gained: ReadonlyArray<readonly [number, number]>, lost: readonly number[]) => void;
+}
+
+export class PartitionLeases {
+  readonly memberId = randomUUID();
+  /** slot → token, of the leases this process holds. */
+  private readonly owned = new Map<number, number>();
+  /** Every slot's owner as last read (refreshed each tick, and at once when a call finds it out of date). */
+  private map: LeaseRow[] = [];
+  private mapReadAt = 0;
+  private refreshing: Promise<void> | undefined;
+  private renewedAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> = Promise.resolve();
+  private stopped = false;
+  members = 1;
+
+  constructor(private readonly options: LeaseOptions) {}
+
+  private get member(): Member {
+    return { memberId: this.memberId, url: this.options.url, pid: process.pid, host: os.hostname() };
+  }
+
+  /** Joins, and waits until this process holds its share or every slot has an owner. */
+  async start(): Promise<void> {
+    await this.tick();
+    for (let i = 0; i < 20 && this.map.some((l) => !l.live) && this.owned.size < Math.ceil(SLOTS / this.members); i++) {
+      await new Promise((r) => setTimeout(r, this.options.leaseMs / 10));
+      await this.tick();
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.ticking = this.tick().finally(() => this.schedule());
+    }, this.options.leaseMs / 3);
+    this.timer.unref();
+  }
+
+  /** The token of this process's lease on `slot`, if it holds one that cannot have expired yet. */
+  tokenOf(slot: number): number | undefined {
+    if (performance.now() - this.renewedAt > this.options.leaseMs * 0.9) return undefined;
+    return this.owned.get(slot);
+  }
+
+  /** The owner of a slot this process does not hold: its member id and url, or undefined while none holds it. */
+  ownerOf(slot: number): { owner: string; url: string } | undefined {
+    const lease = this.map[slot];
+    if (!lease || !lease.live || !lease.owner || !lease.url || lease.owner === this.memberId) return undefined;
+    return { owner: lease.owner, url: lease.url };
+  }
+
+  /**
+   * This process holds the slot by the last reading but could not renew in time (the database unreachable): callers
+   * are answered 503 at once rather than wait for an owner that is this very process.
+   */
+  lapsed(slot: number): boolean {
+    return this.owned.has(slot) && this.tokenOf(slot) === undefined;
+  }
+
+  /** Reads every slot's owner again (at most once per 50 ms however many callers ask). */
+  refresh(): Promise<void> {
+    if (this.refreshing) return this.refreshing;
+    if (performance.now() - this.mapReadAt < 50) return new Promise((r) => setTimeout(r, 50));
+    this.refreshing = loadLeases(this.options.db)
+      .then((rows) => {
+        this.map = rows;
+        this.mapReadAt = performance.now();
+      })
+      .catch((error: unknown) => this.options.log.warn({ err: (error as Error).message }, 'reading partition leases failed'))
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** For /ready: this member, the slots it holds, and how many members are alive. */
+  status() {
+    return { member: this.memberId, url: this.options.url, members: this.members, slots: SLOTS, owned: [...this.owned.keys()].sort((a, b) => a - b) };
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    const { db, log, leaseMs } = this.options;
+    const started = performance.now();
+    try {
+      this.members = await heartbeat(db, this.member, leaseMs, leaseMs * 10);
+      const renewed = await renewLeases(db, this.memberId, leaseMs);
+      const still = new Map(renewed.map((r) => [r.slot, r.token]));
+      const lost = [...this.owned.keys()].filter((slot) => still.get(slot) !== this.owned.get(slot));
+      for (const slot of lost) this.owned.delete(slot);
+      this.renewedAt = started;
+      const share = Math.ceil(SLOTS / this.members);
+      let gained: Array<[number, number]> = [];
+      if (this.owned.size > share) {
+        // Highest slots first, so that members agree which ones move.
+        const excess = [...this.owned.keys()].sort((a, b) => b - a).slice(0, this.owned.size - share);
+        for (const slot of excess) {
+          this.owned.delete(slot);
+          if (this.map[slot]) this.map[slot] = { ...this.map[slot], owner: null, url: null, live: false };
+        }
+        await releaseLeases(db, this.memberId, excess);
+        lost.push(...excess);
+        log.info({ released: excess.length, members: this.members }, 'partition leases released to rebalance');
+      } else if (this.owned.size < share) {
+        gained = (await acquireLeases(db, this.member, share - this.owned.size, leaseMs)).map((r) => [r.slot, r.token]);
+        for (const [slot, token] of gained) this.owned.set(slot, token);
+        if (gained.length) log.info({ gained: gained.map(([s]) => s), members: this.members }, 'partition leases taken');
+      }
+      if (lost.length) log.warn({ lost }, 'partition leases lost or released');
+      if (gained.length || lost.length) this.options.onChange(gained, lost);
+      this.map = await loadLeases(db);
+      this.mapReadAt = performance.now();
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, 'partition lease tick failed');
+    }
+  }
+
+  /** Gives every lease up and leaves, so that the others take the slots at their next tick. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.ticking.catch(() => undefined);
+    const slots = [...this.owned.keys()];
+    this.owned.clear();
+    await releaseLeases(this.options.db, this.memberId, slots).catch(() => undefined);
+    await leaveMembers(this.options.db, this.memberId).catch(() => undefined);
+  }
+}
