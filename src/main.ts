@@ -1,4 +1,7 @@
 // Web process composition root: config → database → migrate → app → listen, plus the background worker; graceful stop.
+// With WEB_PROCESSES > 1 this process is the primary of a node:cluster: it owns the database (embedded or not), the
+// migrations and the background worker, and forks the web processes, which share the port and lease the partitions.
+import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
@@ -17,11 +20,53 @@ const STOP_LIMIT_MS = 5_000;
 const DRAIN_MS = 3_000;
 
 const config = loadConfigOrExit();
-const log = createLogger(config.logLevel);
+const clusterWorker = cluster.isWorker;
+const log = createLogger(config.logLevel).child(clusterWorker ? { web: cluster.worker!.id } : {});
 
 /** What is up so far: a stop (signal, or the embedded database lost for good) may come at any point of the start. */
-const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess } = {};
+const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess; web?: Map<number, ClusterWorker> } = {};
 let stopping = false;
+
+/** The primary of WEB_PROCESSES web processes: database, migrations, background worker; a web process restarted if it dies. */
+async function startPrimary() {
+  const database = await openDatabase(config, log, 2, {
+    onGiveUp: (error) => {
+      log.fatal({ err: error.message }, 'the embedded PostgreSQL is gone; exiting so that a process manager can start the service again');
+      void stop('embedded database lost', 1);
+    },
+  });
+  running.database = database;
+  const prepared = await prepareDatabase(database.pool, config, log);
+  if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
+  // Made once here (a file under DATA_DIR when SECRET_KEY is unset), then read by every web process.
+  await resolveSecretKey(config.secretKey, config.dataDir);
+  const env = { DATABASE_URL: database.url, PARTITIONS: String(config.partitions), START_WORKER: 'false' };
+  const web = new Map<number, ClusterWorker>();
+  running.web = web;
+  const forkWeb = () => {
+    const w = cluster.fork(env);
+    web.set(w.id, w);
+    w.on('exit', (code, signal) => {
+      web.delete(w.id);
+      if (stopping) return;
+      log.error({ code, signal, web: w.id }, 'a web process exited; starting another');
+      setTimeout(() => !stopping && forkWeb(), 500).unref();
+    });
+    return w;
+  };
+  await Promise.all(Array.from({ length: config.webProcesses }, () => new Promise((resolve) => forkWeb().once('listening', resolve))));
+  log.info({ port: config.port, host: config.host, version: packageVersion, webProcesses: config.webProcesses, embeddedDatabase: database.embedded }, 'listening');
+  startBackgroundWorker(database.url);
+}
+
+function startBackgroundWorker(databaseUrl: string) {
+  if (!config.startWorker || stopping) return;
+  const worker = fork(WORKER_ENTRY, [], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+  worker.on('exit', (code, signal) => {
+    if (!stopping) log.error({ code, signal }, 'background worker exited');
+  });
+  running.worker = worker;
+}
 
 async function start() {
   const database = await openDatabase(config, log, config.dbPoolSize, {
@@ -31,8 +76,11 @@ async function start() {
     },
   });
   running.database = database;
-  const prepared = await prepareDatabase(database.pool, config, log);
-  if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
+  // A cluster's web process finds the database prepared by its primary.
+  if (!clusterWorker) {
+    const prepared = await prepareDatabase(database.pool, config, log);
+    if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
+  }
   configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
   configureStaff(staffSettingsFrom(config));
   running.service = await startWebService({
@@ -59,15 +107,9 @@ async function start() {
     listen: { port: config.port, host: config.host },
     workerCheck: config.startWorker,
   });
+  if (clusterWorker) return;
   log.info({ port: config.port, host: config.host, version: packageVersion, embeddedDatabase: database.embedded }, 'listening');
-
-  if (config.startWorker && !stopping) {
-    const worker = fork(WORKER_ENTRY, [], { env: { ...process.env, DATABASE_URL: database.url } });
-    worker.on('exit', (code, signal) => {
-      if (!stopping) log.error({ code, signal }, 'background worker exited');
-    });
-    running.worker = worker;
-  }
+  startBackgroundWorker(database.url);
 }
 
 /**
@@ -77,7 +119,7 @@ async function start() {
 async function stop(cause: string, exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  const { database, service, worker } = running;
+  const { database, service, worker, web } = running;
   database?.expectStop();
   log.info({ cause }, 'stopping');
   setTimeout(() => {
@@ -86,8 +128,11 @@ async function stop(cause: string, exitCode: number): Promise<void> {
   }, STOP_LIMIT_MS).unref();
   const workerExited = worker && worker.exitCode === null && worker.signalCode === null ? new Promise((r) => worker.once('exit', r)) : undefined;
   worker?.kill('SIGTERM');
+  // A cluster's web processes stop first (each drains and gives its leases up), then the database they use.
+  const webExited = [...(web?.values() ?? [])].map((w) => new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))));
+  for (const w of web?.values() ?? []) w.process.kill('SIGTERM');
   await service?.close({ drainMs: DRAIN_MS });
-  await workerExited;
+  await Promise.all([workerExited, ...webExited]);
   await database?.close();
   log.info('stopped');
   process.exit(exitCode);
@@ -96,7 +141,10 @@ async function stop(cause: string, exitCode: number): Promise<void> {
 process.on('SIGINT', () => void stop('SIGINT', 0));
 process.on('SIGTERM', () => void stop('SIGTERM', 0));
 
-start().catch((error: unknown) => {
+// A web process whose primary is gone (killed) stops too: nothing would restart it, and its port is the primary's.
+if (clusterWorker) process.on('disconnect', () => void stop('cluster primary gone', 1));
+
+(cluster.isPrimary && config.webProcesses > 1 ? startPrimary() : start()).catch((error: unknown) => {
   if (stopping) return;
   log.fatal({ err: error }, 'failed to start');
   process.exit(1);

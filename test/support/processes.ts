@@ -24,7 +24,8 @@ export interface ServiceProcess {
 }
 
 export function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+  // One web process unless a test asks for a cluster (WEB_PROCESSES defaults to one per core).
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', WEB_PROCESSES: '1' };
   delete env.DATABASE_URL;
   delete env.TEST_DATABASE_URL;
   for (const [k, v] of Object.entries(extra)) {

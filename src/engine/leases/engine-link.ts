@@ -84,7 +84,8 @@ export async function startLinkServer(options: {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
+    // exclusive: a cluster's web processes each need a port of their own here (not the primary's shared handle).
+    server.listen({ port: options.port, host: options.host, exclusive: true }, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   options.log.debug({ port }, 'engine link listening');

@@ -19,9 +19,9 @@ export interface Member {
   host: string;
 }
 
-/** Records this member as alive, forgets members silent for `forgetMs`, and answers how many are alive now. */
-export async function heartbeat(db: Sql, member: Member, leaseMs: number, forgetMs: number): Promise<number> {
-  const { rows } = await db.query<{ members: number }>(
+/** Records this member as alive, forgets members silent for `forgetMs`, and answers the ids of the members alive now. */
+export async function heartbeat(db: Sql, member: Member, leaseMs: number, forgetMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ members: string[] }>(
     `WITH me AS (
        INSERT INTO engine_members (member_id, url, pid, host) VALUES ($1, $2, $3, $4)
        ON CONFLICT (member_id) DO UPDATE SET seen_at = now(), url = EXCLUDED.url
@@ -29,8 +29,8 @@ export async function heartbeat(db: Sql, member: Member, leaseMs: number, forget
      ), gone AS (
        DELETE FROM engine_members WHERE seen_at < now() - make_interval(secs => $6::double precision / 1000) RETURNING 1
      )
-     SELECT 1 + count(*)::int AS members FROM engine_members
-      WHERE member_id <> $1 AND seen_at >= now() - make_interval(secs => $5::double precision / 1000)`,
+     SELECT array_append(array_agg(member_id::text) FILTER (WHERE member_id <> $1), $1::text) AS members FROM engine_members
+      WHERE seen_at >= now() - make_interval(secs => $5::double precision / 1000)`,
     [member.memberId, member.url, member.pid, member.host, leaseMs, forgetMs],
   );
   return rows[0]!.members;

@@ -1,6 +1,7 @@
 // This process's share of the partition slots. Every tick (a third of the lease time) it says it is alive, renews what
-// it holds, and moves towards a fair share: ceil(SLOTS / live members), releasing the excess at once (the next owner
-// needs no expiry) and taking free or expired slots up to its share. A member killed with -9 stops renewing: its
+// it holds, and moves towards its share: floor(SLOTS / members), one more for the first (SLOTS mod members) members in
+// id order, so the shares add up to SLOTS; it releases any excess at once (the next owner needs no expiry) and takes
+// free or expired slots up to its share. A member killed with -9 stops renewing: its
 // slots are taken by the others once their leases expire, with new tokens, so none of its writes can land after.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -35,6 +36,7 @@ export class PartitionLeases {
   private ticking: Promise<void> = Promise.resolve();
   private stopped = false;
   members = 1;
+  private share = SLOTS;
 
   constructor(private readonly options: LeaseOptions) {}
 
@@ -45,7 +47,7 @@ export class PartitionLeases {
   /** Joins, and waits until this process holds its share or every slot has an owner. */
   async start(): Promise<void> {
     await this.tick();
-    for (let i = 0; i < 20 && this.map.some((l) => !l.live) && this.owned.size < Math.ceil(SLOTS / this.members); i++) {
+    for (let i = 0; i < 20 && this.map.some((l) => !l.live) && this.owned.size < this.share; i++) {
       await new Promise((r) => setTimeout(r, this.options.leaseMs / 10));
       await this.tick();
     }
@@ -105,13 +107,15 @@ export class PartitionLeases {
     const { db, log, leaseMs } = this.options;
     const started = performance.now();
     try {
-      this.members = await heartbeat(db, this.member, leaseMs, leaseMs * 10);
+      const alive = (await heartbeat(db, this.member, leaseMs, leaseMs * 10)).sort();
+      this.members = alive.length;
+      this.share = Math.floor(SLOTS / alive.length) + (alive.indexOf(this.memberId) < SLOTS % alive.length ? 1 : 0);
       const renewed = await renewLeases(db, this.memberId, leaseMs);
       const still = new Map(renewed.map((r) => [r.slot, r.token]));
       const lost = [...this.owned.keys()].filter((slot) => still.get(slot) !== this.owned.get(slot));
       for (const slot of lost) this.owned.delete(slot);
       this.renewedAt = started;
-      const share = Math.ceil(SLOTS / this.members);
+      const share = this.share;
       let gained: Array<[number, number]> = [];
       if (this.owned.size > share) {
         // Highest slots first, so that members agree which ones move.

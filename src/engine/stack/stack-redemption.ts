@@ -23,7 +23,13 @@ type ResolvedStack = Omit<StackRequest, 'vouchers'> & {
   vouchers: Array<{ code: string; amount?: number | undefined; tierId?: string | undefined; session?: { key: string } | undefined }>;
 };
 
-const ATTEMPTS = 6;
+const ATTEMPTS = 8;
+
+/**
+ * Stacks racing for the same limited vouchers may each hold some and miss others, release, and meet again: a random
+ * pause growing with the attempt (up to ~2, 4, … 128 ms) spreads them so that the held ones commit.
+ */
+const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** (attempt + 1)));
 
 export class StackRedemption {
   /** Stacks in flight in this process by `workspace key`: a concurrent duplicate waits, then replays. */
@@ -112,6 +118,7 @@ export class StackRedemption {
       const allHeld = held.length === partitionsToHold.length;
       if (!allHeld) {
         await this.release(request.workspaceId, holdId, held, false);
+        await backOff(attempt);
         continue;
       }
 
@@ -156,6 +163,7 @@ export class StackRedemption {
       for (const code of request.vouchers.map((v) => v.code)) {
         await this.router.call(this.router.route(request.workspaceId, code), { type: 'forget', workspaceId: request.workspaceId, code });
       }
+      await backOff(attempt);
     }
     throw new ProblemError('service_unavailable', 'the vouchers of this stack kept changing; retry', { headers: { 'Retry-After': '1' } });
   }

@@ -1,0 +1,206 @@
+// Three real web processes on one database, each leasing its share of the 64 partition slots: races spread over all
+// three stay exact (one owner decides each code, the others forward), stacks span owners atomically, and an owner
+// killed with -9 under load loses its slots to the others within the lease time, with no acknowledged write lost,
+// no limit exceeded, and its token refused by the database afterwards.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
+import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
+import { partitionOf } from '../../src/engine/partition-router.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+
+const LEASE_MS = 2_000;
+const SLOTS = 64;
+let db: TestDatabase;
+const services: ServiceProcess[] = [];
+const members: string[] = [];
+const bootstrap = generateApiKey();
+const order = { amount: 1000, currency: 'EUR' };
+
+interface Lease {
+  slot: number;
+  owner: string | null;
+  token: number;
+  live: boolean;
+}
+const leases = async (): Promise<Lease[]> =>
+  (await db.pool.query<Lease>('SELECT slot, owner, token::int AS token, expires_at > now() AS live FROM partition_leases ORDER BY slot')).rows;
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  for (let i = 0; i < 3; i++) {
+    const port = await freePort();
+    const env = baseEnv({
+      DATABASE_URL: db.url,
+      PORT: String(port),
+      WORKER_HEALTH_PORT: String(await freePort()),
+      BOOTSTRAP_API_KEY: bootstrap.key,
+      START_WORKER: 'false',
+      LOG_LEVEL: 'warn',
+      PARTITIONS: '2',
+      PARTITION_LEASE_MS: String(LEASE_MS),
+    });
+    services.push(spawnService(env, port));
+  }
+  await Promise.all(services.map((s) => s.waitForReady()));
+  for (const s of services) {
+    const ready = (await (await fetch(`${s.baseUrl}/ready`)).json()) as { checks: { partitions: { leases: { member: string } } } };
+    members.push(ready.checks.partitions.leases.member);
+  }
+  // Balanced: every slot held and live, by the three members, 21 or 22 each.
+  await until('three members holding all 64 slots', 20_000, async () => {
+    const rows = await leases();
+    const counts = members.map((m) => rows.filter((l) => l.owner === m && l.live).length);
+    return counts.every((n) => n >= 21) && counts.reduce((a, b) => a + b, 0) === SLOTS ? counts : undefined;
+  });
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.stop('SIGKILL').catch(() => undefined)));
+  await db?.drop();
+});
+
+const headers = { authorization: `Bearer ${bootstrap.key}`, 'content-type': 'application/json' };
+const post = async (i: number, path: string, body: unknown) => {
+  const res = await fetch(`${services[i]!.baseUrl}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+let workspaceId: string;
+/** A new code whose slot is held by `member` (codes are tried until one hashes there). */
+async function codeOwnedBy(member: string, prefix: string): Promise<{ code: string; slot: number }> {
+  workspaceId ??= (await db.pool.query<{ workspace_id: string }>('SELECT workspace_id FROM api_keys LIMIT 1')).rows[0]!.workspace_id;
+  const rows = await leases();
+  for (;;) {
+    const code = `${prefix}-${randomUUID().slice(0, 8)}`;
+    const slot = partitionOf(workspaceId, code, SLOTS);
+    if (rows[slot]!.owner === member) return { code, slot };
+  }
+}
+
+const counts = async (codes: string[]) =>
+  (
+    await db.pool.query<{ code: string; redeemed_count: number; gift_balance: number | null; rows: number; ledger: number }>(
+      `SELECT v.code, v.redeemed_count, v.gift_balance,
+              (SELECT count(*)::int FROM redemptions r WHERE r.voucher_id = v.id) AS rows,
+              (SELECT coalesce(sum(amount), 0)::int FROM gift_ledger_entries g WHERE g.voucher_id = v.id) AS ledger
+         FROM vouchers v WHERE v.code = ANY($1) ORDER BY v.code`,
+      [codes],
+    )
+  ).rows;
+
+describe('partition leases across three web processes', () => {
+  it('keeps a limit of 50 under 400 racing redemptions and a gift card exact, requests spread over all three', async () => {
+    const limited = (await codeOwnedBy(members[0]!, 'LEASE')).code;
+    const gift = (await codeOwnedBy(members[1]!, 'LEASEG')).code;
+    expect((await post(2, '/vouchers', { code: limited, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 50 })).status).toBe(201);
+    expect((await post(2, '/vouchers', { code: gift, type: 'GIFT_CARD', gift: { amount: 10_000, currency: 'EUR' } })).status).toBe(201);
+    const [limitedResults, giftResults] = await Promise.all([
+      Promise.all(Array.from({ length: 400 }, (_, i) => post(i % 3, `/vouchers/${limited}/redemption`, { order }))),
+      Promise.all(Array.from({ length: 300 }, (_, i) => post(i % 3, `/vouchers/${gift}/redemption`, { amount: 100 }))),
+    ]);
+    expect([...limitedResults, ...giftResults].filter((r) => r.status !== 200)).toEqual([]);
+    expect(limitedResults.filter((r) => r.body.ok)).toHaveLength(50);
+    expect(giftResults.filter((r) => r.body.ok)).toHaveLength(100);
+    expect(await counts([limited, gift])).toEqual(
+      [
+        { code: limited, redeemed_count: 50, gift_balance: null, rows: 50, ledger: 0 },
+        { code: gift, redeemed_count: 100, gift_balance: 0, rows: 100, ledger: -10_000 + 10_000 },
+      ].sort((a, b) => a.code.localeCompare(b.code)),
+    );
+    // Only the owner decided: the other two processes forwarded, their threads never saw the code.
+    for (const i of [1, 2]) {
+      const ready = (await (await fetch(`${services[i]!.baseUrl}/ready`)).json()) as { checks: { partitions: { partitions: Array<{ batches: number }> } } };
+      expect(ready.checks.partitions.partitions.length).toBe(2);
+    }
+  });
+
+  it('redeems stacks whose vouchers have three different owners atomically, never past a limit', async () => {
+    const codes = await Promise.all(members.map(async (m, i) => (await codeOwnedBy(m, `SPAN${i}`)).code));
+    for (const code of codes) {
+      expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 20 })).status).toBe(201);
+    }
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(i % 3, '/redemptions/stack', { vouchers: codes.map((code) => ({ code })), order: { amount: 10_000, currency: 'EUR' }, idempotencyKey: randomUUID() }),
+      ),
+    );
+    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    expect(results.filter((r) => r.body.ok)).toHaveLength(20);
+    for (const row of await counts(codes)) expect(row).toMatchObject({ redeemed_count: 20, rows: 20 });
+    const { rows } = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM redemptions WHERE voucher_code = ANY($1) GROUP BY stack_id',
+      [codes],
+    );
+    expect(rows.every((r) => r.n === 3)).toBe(true);
+  });
+
+  it('moves a killed owner’s slots within the lease time, loses no acknowledged write, and refuses its token', async () => {
+    const victim = 2;
+    const { code, slot } = await codeOwnedBy(members[victim]!, 'KILL');
+    expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 300 })).status).toBe(201);
+    const before = (await leases())[slot]!;
+    expect(before.owner).toBe(members[victim]);
+
+    const acknowledged: string[] = [];
+    const answers: number[] = [];
+    let sent = 0;
+    let killedAt = 0;
+    // Bounded load: 400 redemptions, 8 at a time, sent to the two survivors (they forward to the victim until it dies).
+    const worker = async (w: number) => {
+      while (sent < 400) {
+        const n = sent++;
+        if (n === 80) {
+          services[victim]!.child.kill('SIGKILL');
+          killedAt = Date.now();
+        }
+        const r = await post(n % 2, `/vouchers/${code}/redemption`, { order, idempotencyKey: `kill-${w}-${n}` });
+        answers.push(r.status);
+        if (r.status === 200 && r.body.ok) acknowledged.push(r.body.redemption.id);
+      }
+    };
+    const load = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));
+    const moved = await until('the slot taken by a survivor', LEASE_MS * 3 + 5_000, async () => {
+      const lease = (await leases())[slot]!;
+      return killedAt && lease.owner !== members[victim] && lease.owner !== null && lease.live ? { lease, at: Date.now() } : undefined;
+    });
+    await load;
+    expect([members[0], members[1]]).toContain(moved.lease.owner);
+    expect(moved.lease.token).toBeGreaterThan(before.token);
+    // Within the lease time plus one renewal tick of the survivors (and this poll's own 100 ms).
+    expect(moved.at - killedAt).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 1_500);
+
+    // Every answer is a decision or a 503 of a write in flight at the kill; every acknowledged redemption is stored.
+    expect(answers.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    const stored = await db.pool.query<{ id: string }>('SELECT id FROM redemptions WHERE voucher_code = $1', [code]);
+    const ids = new Set(stored.rows.map((r) => r.id));
+    expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
+    const [row] = await counts([code]);
+    expect(row!.redeemed_count).toBe(row!.rows);
+    expect(row!.redeemed_count).toBeLessThanOrEqual(300);
+    expect(row!.redeemed_count - acknowledged.length).toBeLessThanOrEqual(answers.filter((s) => s === 503).length);
+
+    // A write fenced with the dead owner's token is refused and changes nothing; with the new owner's, it commits.
+    const voucher = (await db.pool.query<{ id: string; config_version: number }>('SELECT id, config_version FROM vouchers WHERE code = $1', [code])).rows[0]!;
+    // (A use taken back, so that the voucher's own limit, reached or not by the load, is no reason to refuse.)
+    const writes = (token: number) => ({
+      keys: [], rollbackIds: [], usage: [], usageLimits: [], redemptions: [], rollbacks: [], ledger: [], events: [], budgets: [], sessions: [],
+      deltas: [{ id: voucher.id, uses: -1, balance: 0, configVersion: voucher.config_version, campaignVersion: null }],
+      fences: [[slot, token]] as Array<[number, number]>,
+    });
+    expect(await commitBatch(db.pool, writes(before.token))).toEqual({ ok: false, failed: 'fence' });
+    expect((await counts([code]))[0]!.redeemed_count).toBe(row!.redeemed_count);
+    expect(await commitBatch(db.pool, writes(moved.lease.token))).toMatchObject({ ok: true });
+    expect((await counts([code]))[0]!.redeemed_count).toBe(row!.redeemed_count - 1);
+  });
+});
