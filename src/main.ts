@@ -18,6 +18,8 @@ const WORKER_ENTRY = fileURLToPath(new URL('../workers/background.js', import.me
 /** The whole stop ends within this, drain included: a database going away with us must not hold the process. */
 const STOP_LIMIT_MS = 5_000;
 const DRAIN_MS = 3_000;
+/** How long a stop waits for a start in progress to finish before it stops what is up. */
+const START_GRACE_MS = 1_500;
 
 const config = loadConfigOrExit();
 const clusterWorker = cluster.isWorker;
@@ -119,13 +121,17 @@ async function start() {
 async function stop(cause: string, exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  const { database, service, worker, web } = running;
-  database?.expectStop();
+  running.database?.expectStop();
   log.info({ cause }, 'stopping');
   setTimeout(() => {
     log.warn({ limitMs: STOP_LIMIT_MS }, 'stop did not finish in time; exiting without waiting further');
     process.exit(exitCode || 1);
   }, STOP_LIMIT_MS).unref();
+  // A stop in the middle of the start lets it finish first (bounded), so that what it started (the engine and its
+  // partition leases) is stopped properly rather than left to expire.
+  await Promise.race([starting.catch(() => undefined), new Promise((r) => setTimeout(r, START_GRACE_MS).unref())]);
+  const { database, service, worker, web } = running;
+  database?.expectStop();
   const workerExited = worker && worker.exitCode === null && worker.signalCode === null ? new Promise((r) => worker.once('exit', r)) : undefined;
   worker?.kill('SIGTERM');
   // A cluster's web processes stop first (each drains and gives its leases up), then the database they use.
@@ -144,7 +150,8 @@ process.on('SIGTERM', () => void stop('SIGTERM', 0));
 // A web process whose primary is gone (killed) stops too: nothing would restart it, and its port is the primary's.
 if (clusterWorker) process.on('disconnect', () => void stop('cluster primary gone', 1));
 
-(cluster.isPrimary && config.webProcesses > 1 ? startPrimary() : start()).catch((error: unknown) => {
+const starting = cluster.isPrimary && config.webProcesses > 1 ? startPrimary() : start();
+starting.catch((error: unknown) => {
   if (stopping) return;
   log.fatal({ err: error }, 'failed to start');
   process.exit(1);
