@@ -92,6 +92,8 @@ async function main() {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     BOOTSTRAP_API_KEY: key,
     ENGINE_CACHE_SIZE: process.env.ENGINE_CACHE_SIZE ?? '100000',
+    // One web process, as the rows before WEB_PROCESSES had; `npm run bench:scale` compares 1 with 2.
+    WEB_PROCESSES: process.env.WEB_PROCESSES ?? '1',
   };
   delete env.DATABASE_URL;
   console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);

@@ -1,5 +1,8 @@
-// What every bench shares: a free local port, and a bounded run whose clean-ups happen however it ends.
+// What every bench shares: a free local port, a bounded run whose clean-ups happen however it ends, and the service
+// started as its own process.
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -30,4 +33,48 @@ export function runBounded(main, timeoutMs, cleanups) {
     },
     (error) => finish(1, error),
   );
+}
+
+/** The environment of a bench's own service: embedded PostgreSQL under `dataDir` (DATABASE_URL dropped), no worker. */
+export function serviceEnv({ dataDir, port, healthPort, key, extra = {} }) {
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    WORKER_HEALTH_PORT: String(healthPort),
+    START_WORKER: 'false',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    BOOTSTRAP_API_KEY: key,
+    ...extra,
+  };
+  delete env.DATABASE_URL;
+  return env;
+}
+
+/** Waits until `url` answers 200, failing early with the process's output should it exit. */
+export async function waitFor(url, child, output, timeoutMs = 180_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`process exited:\n${output()}`);
+    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`not ready: ${url}\n${output()}`);
+}
+
+/** Starts `dist/src/main.js` of `root` with `env`, waits for /ready; its stop (SIGINT, awaited) is pushed to `cleanups`. */
+export async function startServiceProcess(root, env, cleanups) {
+  let output = '';
+  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('exit', r));
+  };
+  cleanups.push(stop);
+  await waitFor(`http://127.0.0.1:${env.PORT}/ready`, child, () => output);
+  return { child, stop, output: () => output };
 }
