@@ -83,7 +83,7 @@ async function main() {
     if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(answer)}`);
     return answer;
   };
-  const campaign = () => api('POST', '/campaigns', { name: 'bench', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1 } });
+  const campaign = () => api('POST', '/campaigns', { name: 'bench', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1 } });
 
   const results = [];
   const importRun = async (name, rows, contentType, line, header) => {
@@ -97,7 +97,7 @@ async function main() {
       duplex: 'half',
     });
     let job = await res.json();
-    if (res.status !== 201) throw new Error(`${name}: ${res.status} ${JSON.stringify(job)}`);
+    if (res.status !== 202) throw new Error(`${name}: ${res.status} ${JSON.stringify(job)}`);
     const uploaded = performance.now();
     const cpuUpload = (await cpuSeconds(child.pid)) - cpuBefore;
     while (job.status !== 'SUCCEEDED' && job.status !== 'FAILED') {

@@ -27,7 +27,8 @@ export interface OperationSpec<
   body?: B;
   /** Omitted for operations answering 204 without a body. */
   output?: O;
-  successStatus?: 200 | 201 | 204;
+  /** 202: accepted, the work goes on in the background (a bulk import's job, followed at its own resource). */
+  successStatus?: 200 | 201 | 202 | 204;
   /**
    * A create that may find what it would create (asking again for a referrer's code): the handler answers it as
    * `existing(value)`, with this status, having changed nothing (no audit entry).
@@ -83,7 +84,7 @@ export interface Operation<
   O extends z.ZodType | undefined = z.ZodType | undefined,
   N extends string = string,
 > extends OperationSpec<P, Q, B, O, N> {
-  successStatus: 200 | 201 | 204;
+  successStatus: 200 | 201 | 202 | 204;
   effect: OperationEffect;
   hot: boolean;
   /** params ∪ query ∪ body as one object: the input of the RPC transport and the client. */

@@ -1,6 +1,7 @@
 // The transport error catalog (code → status, title) and ProblemError, rendered as RFC 9457 problem+json.
 export const PROBLEMS = Object.freeze({
   invalid_request: { status: 400, title: 'Invalid request' },
+  currency_required: { status: 400, title: 'A money amount needs a currency' },
   version_mismatch: { status: 400, title: 'Client version does not match the server' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },

@@ -13,7 +13,7 @@ import type { RateLimitDecision } from '../platform/rate-limit.js';
 import { parseOperationInput, type RawRequestParts } from './operation-input.js';
 
 export interface OperationResult {
-  status: 200 | 201 | 204;
+  status: 200 | 201 | 202 | 204;
   /** Undefined for 204. */
   body: unknown;
 }

@@ -95,6 +95,61 @@ export function leanSchema(schema: JsonNode): JsonNode {
 }
 
 const inputSchemas = new WeakMap<Operation, Tool['inputSchema']>();
+const outputSchemas = new WeakMap<Operation, Tool['outputSchema'] | null>();
+
+/** The field a business decision is discriminated on (`ok`, or `valid` for a validation), when the output is one. */
+function decisionFieldOf(operation: Operation): string | undefined {
+  const def = (operation.output as { _zod?: { def?: { type?: string; discriminator?: unknown } } } | undefined)?._zod?.def;
+  return def?.type === 'union' && (def.discriminator === 'ok' || def.discriminator === 'valid') ? def.discriminator : undefined;
+}
+
+/**
+ * One branch of a decision, one level deep: its fields with their types (the discriminator as a `const`), which are
+ * required, its description. Nested shapes are the REST document's to detail; repeating them in every checkout tool
+ * doubled the toolset. Open to fields a later version adds, so a host validating results does not reject them.
+ */
+function branchOutline(branch: JsonNode): JsonNode {
+  const outline = ([name, field]: [string, JsonNode]): [string, JsonNode] => {
+    if ('const' in field) return [name, { const: field.const }];
+    const type = field.type ?? (Array.isArray(field.anyOf) ? 'object' : undefined);
+    return [name, type === undefined ? {} : { type }];
+  };
+  return {
+    type: 'object',
+    ...(typeof branch.description === 'string' ? { description: branch.description } : {}),
+    properties: Object.fromEntries(Object.entries((branch.properties ?? {}) as Record<string, JsonNode>).map(outline)),
+    required: branch.required ?? [],
+  };
+}
+
+/** A tool error's structured content: the service's problem (hosts validate structured content of errors too). */
+const PROBLEM_RESULT = {
+  type: 'object',
+  description: 'A tool error (isError): the RFC 9457 problem the service answered.',
+  properties: { problem: { type: 'object' } },
+  required: ['problem'],
+};
+
+/**
+ * Business decisions declare their output: the union on `ok` / `valid` as `oneOf`, inlined like the inputs, so a host
+ * (or the model) sees that a refusal carries `code` and a success what was done. Other tools declare none (leaner).
+ */
+function outputSchemaOf(operation: Operation): Tool['outputSchema'] {
+  let schema = outputSchemas.get(operation);
+  if (schema === undefined) {
+    const field = decisionFieldOf(operation);
+    if (field === undefined) schema = null;
+    else {
+      const { oneOf, description } = leanSchema(z.toJSONSchema(operation.output!, { io: 'output', unrepresentable: 'any' }) as JsonNode) as {
+        oneOf: JsonNode[];
+        description?: string;
+      };
+      schema = { type: 'object', ...(description ? { description } : {}), oneOf: [...oneOf.map(branchOutline), PROBLEM_RESULT] } as Tool['outputSchema'];
+    }
+    outputSchemas.set(operation, schema);
+  }
+  return schema ?? undefined;
+}
 
 function inputSchemaOf(operation: Operation): Tool['inputSchema'] {
   let schema = inputSchemas.get(operation);
@@ -128,6 +183,7 @@ export function toolOf(operation: Operation): Tool {
       .filter(Boolean)
       .join('\n\n'),
     inputSchema: inputSchemaOf(operation),
+    ...(outputSchemaOf(operation) ? { outputSchema: outputSchemaOf(operation) } : {}),
     annotations: {
       title: operation.summary,
       readOnlyHint: readOnly,

@@ -1,13 +1,34 @@
 // Builds the OpenAPI 3.1 document from the registry once at boot: routes, scopes, schemas, problem responses.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { Problem } from '../contract/common.schemas.js';
 import type { Operation } from '../contract/operation.js';
 import { NO_SCOPE } from '../contract/scopes.js';
+import { projectRoot } from '../platform/paths.js';
 import { MCP_PATH } from './mcp-http.js';
 import { rpcPathItems } from './rpc.js';
 
 export const API_PREFIX = '/api/v1';
+
+/**
+ * `info.license` and `info.contact` from package.json, the one place they are stated: `license` (an SPDX identifier,
+ * or npm's `UNLICENSED` for a proprietary package) and `author` (a string or `{ name, email?, url? }`).
+ */
+function aboutThePackage(): { license: { name: string; identifier?: string }; contact: { name: string; email?: string; url?: string } } {
+  const manifest = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { license?: string; author?: unknown };
+  const license = manifest.license ?? 'UNLICENSED';
+  const author = manifest.author;
+  const contact =
+    typeof author === 'object' && author !== null && typeof (author as { name?: unknown }).name === 'string'
+      ? (author as { name: string; email?: string; url?: string })
+      : { name: typeof author === 'string' && author ? author : 'The maintainers of the promotions service' };
+  return {
+    license: license === 'UNLICENSED' ? { name: 'Proprietary (UNLICENSED): no licence is granted' } : { name: license, identifier: license },
+    contact: { name: contact.name, ...(contact.email ? { email: contact.email } : {}), ...(contact.url ? { url: contact.url } : {}) },
+  };
+}
 
 const IdempotencyKeyHeader = z.object({
   'idempotency-key': z
@@ -84,7 +105,10 @@ export function buildOpenApiDocument(operations: readonly Operation[], version: 
     info: {
       title: 'Promotions service',
       version,
-      description: 'Campaigns, vouchers, gift cards, redemptions, customers and webhooks. Money is in integer minor units.',
+      description:
+        'Campaigns, vouchers, gift cards, redemptions, customers and webhooks. Money is in integer minor units. ' +
+        'Business decisions are answered 200 as outcomes discriminated on `ok` (or `valid`): a refusal carries its `code`.',
+      ...aboutThePackage(),
     },
     servers: [{ url: '/' }],
     // Resource groups in the order the registry (and the README) presents them.

@@ -208,6 +208,7 @@ export function rpcPathItems(operationNames: readonly string[], problem: z.ZodTy
         responses: {
           '200': { description: 'The operation\'s output', content: { 'application/json': { schema: z.unknown() } } },
           '201': { description: 'Created: the operation\'s output', content: { 'application/json': { schema: z.unknown() } } },
+          '202': { description: 'Accepted, going on in the background (a bulk import): the operation\'s output', content: { 'application/json': { schema: z.unknown() } } },
           '204': { description: 'Done; no body' },
           ...common,
           '403': problemResponse('The key lacks the operation\'s scope (`forbidden`)'),

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const res = await fetch(`${service.baseUrl}/api/v1/campaigns`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Imported', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } }),
+    body: JSON.stringify({ name: 'Imported', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } }),
   });
   campaignId = ((await res.json()) as { id: string }).id;
 });

@@ -42,7 +42,7 @@ describe('generated commands', () => {
   });
 
   it('creates, reads, updates, lists and deletes with positionals, typed flags, dotted and JSON objects', async () => {
-    const created = await cli(['campaigns', 'create', '--name', 'CLI made', '--type', 'DISCOUNT_COUPONS', '--voucher.discount', '{"type":"AMOUNT","amountOff":250}', '--voucher.redemption-limit', '10']);
+    const created = await cli(['campaigns', 'create', '--name', 'CLI made', '--type', 'DISCOUNT_COUPONS', '--currency', 'EUR', '--voucher.discount', '{"type":"AMOUNT","amountOff":250}', '--voucher.redemption-limit', '10']);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     const campaign = JSON.parse(created.stdout);
@@ -72,7 +72,7 @@ describe('generated commands', () => {
   });
 
   it('streams every page with --all and exports a list as NDJSON or CSV', async () => {
-    const campaign = JSON.parse((await cli(['campaigns', 'create', '--name', 'Export', '--type', 'DISCOUNT_COUPONS', '--voucher.discount.type', 'AMOUNT', '--voucher.discount.amount-off', '5'])).stdout);
+    const campaign = JSON.parse((await cli(['campaigns', 'create', '--name', 'Export', '--type', 'DISCOUNT_COUPONS', '--currency', 'EUR', '--voucher.discount.type', 'AMOUNT', '--voucher.discount.amount-off', '5'])).stdout);
     expect(campaign.voucher.discount).toEqual({ type: 'AMOUNT', amountOff: 5 });
     await cli(['vouchers', 'generate', campaign.id, '--count', '250']);
     const all = await cli(['vouchers', 'list', '--campaign-id', campaign.id, '--limit', '100', '--all']);

@@ -98,5 +98,6 @@ describe('the client package', () => {
     expect(result).toMatchObject({ valid: true, refusal: 'voucher_not_found', missing: { status: 404, code: 'not_found' }, version: packageVersion });
     expect(result.codes).toHaveLength(3);
     expect(result.discount).toBeGreaterThan(0);
+    expect(result.redemptionAmount).toBeGreaterThan(0);
   }, 90_000);
 });

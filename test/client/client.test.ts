@@ -132,26 +132,30 @@ describe('typed calls', () => {
   });
 
   it('validates and redeems; a repeated idempotency key replays the outcome', async () => {
-    await client.vouchers.create({ code: 'REDEEM-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 300 }, redemptionLimit: 5 });
+    await client.vouchers.create({ code: 'REDEEM-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 300 }, currency: 'EUR', redemptionLimit: 5 });
     const order = { amount: 5_000, currency: 'EUR' };
     const preview = await client.vouchers.validate({ code: 'REDEEM-1', order });
     expect(preview).toMatchObject({ valid: true, discount: { amount: 300 } });
     // outcome codes are the contract's enum, not any string
-    expectTypeOf(preview.code).toEqualTypeOf<ExplanationCode | undefined>();
     const refused = await client.vouchers.validate({ code: 'NO-SUCH-CODE', order });
     expect(refused).toMatchObject({ valid: false, code: 'voucher_not_found' });
+    // outcomes are unions on valid / ok: a refusal always has its code, from the contract's enum
+    if (refused.valid) throw new Error('expected a refusal');
+    expectTypeOf(refused.code).toEqualTypeOf<ExplanationCode>();
     const first = await client.redemptions.redeem({ code: 'REDEEM-1', order }, { idempotencyKey: 'order-7' });
-    expect(first).toMatchObject({ ok: true });
+    if (!first.ok) throw new Error(`refused: ${first.code}`);
+    expectTypeOf(first.redemption.amount).toEqualTypeOf<number>();
     const again = await client.redemptions.redeem({ code: 'REDEEM-1', order }, { idempotencyKey: 'order-7' });
-    expect(again).toMatchObject({ ok: true, idempotent: true, redemption: { id: first.redemption!.id } });
+    expect(again).toMatchObject({ ok: true, idempotent: true, redemption: { id: first.redemption.id } });
     // without a key of its own each logical call gets a fresh one: two redemptions
     const other = await client.redemptions.redeem({ code: 'REDEEM-1', order });
-    expect(other.redemption!.id).not.toBe(first.redemption!.id);
+    if (!other.ok) throw new Error(`refused: ${other.code}`);
+    expect(other.redemption.id).not.toBe(first.redemption.id);
     expect((await client.vouchers.get({ code: 'REDEEM-1' })).redemption.redeemedCount).toBe(2);
   });
 
   it('iterates every item of a list, page after page', async () => {
-    const campaign = await client.campaigns.create({ name: 'Paged', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    const campaign = await client.campaigns.create({ name: 'Paged', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
     await client.vouchers.generate({ id: campaign.id, count: 23 });
     const codes: string[] = [];
     for await (const voucher of client.list('vouchers.list', { campaignId: campaign.id, limit: 5 })) {

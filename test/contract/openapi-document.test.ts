@@ -89,6 +89,41 @@ describe('the served OpenAPI document', () => {
     expect(conforming.status).toBe(200);
   });
 
+  it('names a license and a contact in info', () => {
+    expect(document.info.license.name).toBeTruthy();
+    expect(document.info.contact.name).toBeTruthy();
+  });
+
+  it('answers business decisions as unions discriminated on ok / valid, a refusal always with its code', () => {
+    const schemas = document.components.schemas;
+    const decisions = {
+      ValidationOutcome: 'valid',
+      RedemptionOutcome: 'ok',
+      StackOutcome: 'ok',
+      RollbackOutcome: 'ok',
+      LoyaltyPointsOutcome: 'ok',
+      LoyaltyTransferOutcome: 'ok',
+      RewardRedemptionOutcome: 'ok',
+    };
+    for (const [id, discriminator] of Object.entries(decisions)) {
+      const union = schemas[id];
+      expect(union.discriminator, id).toMatchObject({ propertyName: discriminator });
+      expect(union.oneOf, id).toHaveLength(2);
+      const members = union.oneOf.map((m: { $ref: string }) => schemas[m.$ref.split('/').pop()!]);
+      const byValue = Object.fromEntries(members.map((m: any) => [String(m.properties[discriminator].const), m]));
+      expect(Object.keys(byValue).sort(), id).toEqual(['false', 'true']);
+      expect(union.discriminator.mapping, id).toEqual(
+        Object.fromEntries(union.oneOf.map((m: { $ref: string }, i: number) => [String(members[i].properties[discriminator].const), m.$ref])),
+      );
+      expect(byValue['false'].required, id).toEqual(expect.arrayContaining([discriminator, 'code']));
+      expect(byValue['false'].properties.code, id).toEqual({ $ref: '#/components/schemas/ExplanationCode' });
+      expect(byValue['true'].properties.code, id).toBeUndefined();
+    }
+    const redeem = document.paths['/api/v1/vouchers/{code}/redemption'].post.responses['200'].content['application/json'].schema;
+    expect(redeem).toEqual({ $ref: '#/components/schemas/RedemptionOutcome' });
+    expect(schemas.RedemptionSucceeded.required).toContain('redemption');
+  });
+
   it('has a handler for every operation and no handler without an operation', () => {
     expect(() => assertEveryOperationHandled()).not.toThrow();
   });

@@ -29,7 +29,7 @@ describe('customers.import', () => {
       ',x@example.com,,', // 6: no sourceId
     ].join('\n');
     const posted = await postBody(service.baseUrl, '/api/v1/customers/import', key, csv, 'text/csv');
-    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     const done = await awaitImport(service, key, posted.body.id);
     expect(done).toMatchObject({ kind: 'customers', status: 'SUCCEEDED', counts: { read: 6, inserted: 2, rejected: 4 } });
     expect(done.rejections.map((r: any) => [r.row, r.code])).toEqual([
@@ -59,7 +59,7 @@ describe('customers.import', () => {
     const started = performance.now();
     const lines = range(count, (i) => JSON.stringify({ sourceId: `nd-${i}`, email: `c${i}@example.com`, metadata: { n: i } }));
     const posted = await postBody(service.baseUrl, '/api/v1/customers/import', key, csvChunks(JSON.stringify({ sourceId: 'nd-first' }), lines), 'application/x-ndjson');
-    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     const done = await awaitImport(service, key, posted.body.id);
     console.log(`customers.import: ${count + 1} customers in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     expect(done).toMatchObject({ status: 'SUCCEEDED', counts: { read: count + 1, inserted: count + 1, rejected: 0 } });

@@ -25,7 +25,7 @@ describe('vouchers.import: happy path', () => {
     const lines = () => range(count, (i) => `IMP-${String(i).padStart(6, '0')}`);
     const started = performance.now();
     const posted = await postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, csvChunks('code', lines()), CSV);
-    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     expect(posted.body).toMatchObject({ kind: 'vouchers', format: 'csv', campaignId, counts: { read: count, rejected: 0 } });
     expect(['PENDING', 'RUNNING', 'SUCCEEDED']).toContain(posted.body.status);
     const done = await awaitImport(service, key, posted.body.id);
@@ -54,7 +54,7 @@ describe('vouchers.import: happy path', () => {
 
     // The same file again: every row is refused as existing, nothing is inserted.
     const again = await postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, csvChunks('code', lines()), CSV);
-    expect(again.status).toBe(201);
+    expect(again.status).toBe(202);
     const second = await awaitImport(service, key, again.body.id);
     expect(second).toMatchObject({ status: 'SUCCEEDED', counts: { read: count, inserted: 0, rejected: count } });
     expect(second.rejections).toHaveLength(100);
@@ -87,7 +87,7 @@ describe('vouchers.import: happy path', () => {
       `GOOD-9,,,,,,x`, // 12
     ].join('\n');
     const posted = await postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, csv, CSV);
-    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     const done = await awaitImport(service, key, posted.body.id);
     expect(done.counts).toEqual({ read: 12, inserted: 3, rejected: 9 });
     expect(done.rejections.map((r: any) => [r.row, r.code])).toEqual([
@@ -132,7 +132,7 @@ describe('vouchers.import: happy path', () => {
       JSON.stringify({ code: 'ND-3', maxDiscount: 250 }),
     ].join('\n');
     const posted = await postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, ndjson, NDJSON);
-    expect(posted.status, JSON.stringify(posted.body)).toBe(201);
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
     const done = await awaitImport(service, key, posted.body.id);
     expect(done).toMatchObject({ format: 'ndjson', counts: { read: 4, inserted: 2, rejected: 2 } });
     expect(done.rejections.map((r: any) => [r.row, r.code])).toEqual([
@@ -154,7 +154,7 @@ describe('vouchers.import: happy path', () => {
       body: JSON.stringify({ campaignId, format: 'csv', rows: 'code\nRPC-1\nRPC-2\n' }),
     });
     const job = (await rpc.json()) as any;
-    expect(rpc.status, JSON.stringify(job)).toBe(201);
+    expect(rpc.status, JSON.stringify(job)).toBe(202);
     expect(await awaitImport(service, key, job.id)).toMatchObject({ status: 'SUCCEEDED', counts: { read: 2, inserted: 2 } });
   });
 });
@@ -230,7 +230,7 @@ describe('vouchers.import: errors', () => {
       const over = await postBody(small, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, csvChunks('code', range(20_000, (i) => `OVER-${i}`)), CSV);
       expect(over).toMatchObject({ status: 413, body: { code: 'payload_too_large' } });
       const under = await postBody(small, `/api/v1/vouchers/import?campaignId=${campaignId}`, key, csvChunks('code', range(100, (i) => `UNDER-${i}`)), CSV);
-      expect(under.status).toBe(201);
+      expect(under.status).toBe(202);
       expect(await awaitImport(service, key, under.body.id)).toMatchObject({ counts: { inserted: 100 } });
     } finally {
       await new Promise((resolve) => server.close(resolve));

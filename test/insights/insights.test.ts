@@ -29,11 +29,11 @@ async function eventually<T>(ask: () => Promise<T>, check: (value: T) => boolean
 describe('insights: figures', () => {
   it('counts refusals by code: redemptions and stacks in count, validations apart, per campaign on request', async () => {
     const { api } = await service.newWorkspace();
-    const campaign = await api.create('/api/v1/campaigns', { name: 'Limited', type: 'DISCOUNT_COUPONS' });
+    const campaign = await api.create('/api/v1/campaigns', { name: 'Limited', type: 'DISCOUNT_COUPONS', currency: 'EUR' });
     const code = `LIM-${randomUUID().slice(0, 8)}`;
     await api.create('/api/v1/vouchers', { code, campaignId: campaign.id, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 1 });
     const disabled = `OFF-${randomUUID().slice(0, 8)}`;
-    await api.create('/api/v1/vouchers', { code: disabled, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, active: false });
+    await api.create('/api/v1/vouchers', { code: disabled, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', active: false });
 
     const outcomes = [];
     for (let i = 0; i < 4; i++) outcomes.push((await api.post(`/api/v1/vouchers/${code}/redemption`, order())).body);
@@ -66,6 +66,7 @@ describe('insights: figures', () => {
     const campaign = await api.create('/api/v1/campaigns', {
       name: 'Diwali',
       type: 'DISCOUNT_COUPONS',
+      currency: 'INR',
       budget: { daily: { redemptions: 10 }, total: { discountAmount: 100_000 } },
       voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 2_500 } },
     });
@@ -238,7 +239,7 @@ describe('insights: security', () => {
     const a = await service.newWorkspace();
     const b = await service.newWorkspace();
     const code = `MINE-${randomUUID().slice(0, 8)}`;
-    await a.api.create('/api/v1/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } });
+    await a.api.create('/api/v1/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
     await a.api.create('/api/v1/vouchers', { code: `GCA-${randomUUID().slice(0, 8)}`, type: 'GIFT_CARD', gift: { amount: 100, currency: 'EUR' } });
     expect((await a.api.post(`/api/v1/vouchers/${code}/redemption`, order())).body.ok).toBe(true);
     await a.api.post('/api/v1/vouchers/NOPE/redemption', order());

@@ -83,7 +83,7 @@ async function truth(campaignId?: string): Promise<Record<string, Totals>> {
 
 describe('insights with two service processes on one database', () => {
   it('counts every redemption, stack member and rollback exactly while both processes write the same rollup rows', async () => {
-    const campaign = (await post(0, '/campaigns', { name: 'Flash sale', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 300 } } })).body;
+    const campaign = (await post(0, '/campaigns', { name: 'Flash sale', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 300 } } })).body;
     const { codes } = (await post(0, `/campaigns/${campaign.id}/vouchers/generate`, { count: 40 })).body as { codes: string[] };
     const gift = `TWO-GIFT-${randomUUID().slice(0, 8)}`;
     expect((await post(1, '/vouchers', { code: gift, type: 'GIFT_CARD', gift: { amount: 1_000_000, currency: 'USD' } })).status).toBe(201);
@@ -162,7 +162,7 @@ describe('insights with two service processes on one database', () => {
     const off = await start({ INSIGHTS_ROLLUP: 'false' });
     const before = await truth();
     const code = `OFF-${randomUUID().slice(0, 8)}`;
-    expect((await call(off, 'POST', '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } })).status).toBe(201);
+    expect((await call(off, 'POST', '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' })).status).toBe(201);
     for (let i = 0; i < 5; i++) expect((await call(off, 'POST', `/vouchers/${code}/redemption`, { order: { amount: 1_000, currency: 'EUR' } })).body.ok).toBe(true);
     const after = await call(off, 'GET', '/insights/redemptions');
     expect(totalsOf(after.body.data)).toEqual(before);

@@ -44,7 +44,7 @@ describe('earning on paid orders', () => {
     const programId = await createProgram(api);
     const r = await rule(api, programId, { points: { type: 'PER_AMOUNT', every: 100, points: 1 } });
     const customerId = await createCustomer(api);
-    await api.create('/api/v1/vouchers', { code: 'TENOFF', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1_050 } });
+    await api.create('/api/v1/vouchers', { code: 'TENOFF', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1_050 }, currency: 'EUR' });
     const order = await api.create('/api/v1/orders', { sourceId: 'order-1', amount: 10_000, currency: 'EUR', customer: { id: customerId } });
     const redeemed = await api.post('/api/v1/vouchers/TENOFF/redemption', { order: { id: 'order-1', amount: 10_000, currency: 'EUR' }, customer: { id: customerId } });
     expect(redeemed.body.ok, JSON.stringify(redeemed.body)).toBe(true);

@@ -80,6 +80,8 @@ describe('MCP over streamable HTTP', () => {
       }
     }
     expect(sizes['checkout']!).toBeLessThan(sizes['admin']!);
+    // a checkout agent's tools in a few thousand tokens (27,277 bytes measured with the decisions' output unions)
+    expect(sizes['checkout']!).toBeLessThan(30_000);
     console.log(`tools/list sizes (bytes): ${JSON.stringify(sizes)}`);
     const unknown = await fetch(`${service.baseUrl}/api/mcp?toolset=everything`, {
       method: 'POST',
@@ -131,6 +133,41 @@ describe('MCP over streamable HTTP', () => {
       const missing = await client.callTool({ name: 'campaigns_get', arguments: { id: '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31' } });
       expect(missing.structuredContent).toMatchObject({ problem: { code: 'not_found' } });
       await expect(client.callTool({ name: 'no_such', arguments: {} })).rejects.toThrow(/no tool named/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('declares business decisions as output unions on ok / valid, and their results (refusals, problems) conform', async () => {
+    const { key } = await service.newWorkspace();
+    const client = await connect(key, '?toolset=checkout');
+    try {
+      const { tools } = await client.listTools();
+      const redeem = tools.find((t) => t.name === 'redemptions_redeem')!;
+      const branches = (redeem.outputSchema as unknown as { oneOf: Array<{ properties: Record<string, { const?: unknown }>; required: string[] }> }).oneOf;
+      expect(branches.map((b) => b.properties['ok']?.const ?? 'problem')).toEqual([true, false, 'problem']);
+      expect(branches[1]!.required).toEqual(expect.arrayContaining(['ok', 'code']));
+      expect(JSON.stringify(redeem.outputSchema)).not.toMatch(/\$ref|\$defs|"additionalProperties":false/);
+      const validate = tools.find((t) => t.name === 'vouchers_validate')!;
+      expect((validate.outputSchema as unknown as { oneOf: Array<{ properties: Record<string, { const?: unknown }> }> }).oneOf[0]!.properties['valid']?.const).toBe(true);
+      // tools that are not decisions declare no output (the list stays lean)
+      expect(tools.find((t) => t.name === 'customers_get')!.outputSchema).toBeUndefined();
+
+      // The SDK client validates structured content against the declared schema: a refusal, a success and a problem pass.
+      const refused = await client.callTool({ name: 'redemptions_redeem', arguments: { code: 'NO-SUCH-CODE', order: { amount: 1000, currency: 'EUR' } } });
+      expect(refused.structuredContent).toMatchObject({ ok: false, code: 'voucher_not_found' });
+      const admin = await connect(key);
+      try {
+        await admin.callTool({ name: 'vouchers_create', arguments: { code: 'MCP-OUT-1', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } } });
+      } finally {
+        await admin.close();
+      }
+      const passed = await client.callTool({ name: 'vouchers_validate', arguments: { code: 'MCP-OUT-1', order: { amount: 1000, currency: 'EUR' } } });
+      expect(passed.structuredContent).toMatchObject({ valid: true, discount: { amount: 100 } });
+      const redeemed = await client.callTool({ name: 'redemptions_redeem', arguments: { code: 'MCP-OUT-1', order: { amount: 1000, currency: 'EUR' } } });
+      expect(redeemed.structuredContent).toMatchObject({ ok: true, redemption: { amount: 100 } });
+      const invalid = await client.callTool({ name: 'redemptions_redeem', arguments: { code: 'MCP-OUT-1', order: { amount: -1, currency: 'EUR' } } });
+      expect(invalid).toMatchObject({ isError: true, structuredContent: { problem: { code: 'invalid_request' } } });
     } finally {
       await client.close();
     }

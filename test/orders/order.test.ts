@@ -335,7 +335,7 @@ describe('orders: security', () => {
 
     // The same sourceId in the stranger's workspace is its own order; its redemptions stay with it.
     const theirs = await createOrder(stranger.api, { sourceId: 'SHARED-1' });
-    await stranger.api.post('/api/v1/vouchers', { code: 'STRANGER', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } });
+    await stranger.api.post('/api/v1/vouchers', { code: 'STRANGER', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
     const redeemed = await stranger.api.post('/api/v1/vouchers/STRANGER/redemption', { order: { id: 'SHARED-1', amount: 4000, currency: 'EUR' } });
     expect(redeemed.body.ok).toBe(true);
     expect((await stranger.api.get(`/api/v1/orders/${theirs.id}`)).body.redemptions).toHaveLength(1);

@@ -78,6 +78,60 @@ describe('migrations', () => {
     }
   });
 
+  it('applies a file numbered below applied ones: 0029 on a database at 0031 settles money vouchers without a currency', async () => {
+    const url = await emptyDatabase();
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'schema-'));
+    try {
+      await cp(schemaDir, dir, { recursive: true });
+      await rm(path.join(dir, '0029_require_money_currency.sql'));
+      const before = await migrate(pool, dir);
+      expect(before).not.toContain(29);
+      expect(Math.max(...before)).toBeGreaterThan(29);
+      const workspace = async (name: string) =>
+        (await pool.query<{ id: string }>('INSERT INTO workspaces (name) VALUES ($1) RETURNING workspace_id AS id', [name])).rows[0]!.id;
+      const voucher = async (workspaceId: string, code: string, discount: object, currency: string | null = null, kind = 'CODE') =>
+        (await pool.query<{ id: string }>(
+          `INSERT INTO vouchers (workspace_id, code, type, kind, discount, currency) VALUES ($1, $2, 'DISCOUNT', $3, $4, $5) RETURNING id`,
+          [workspaceId, code, kind, JSON.stringify(discount), currency],
+        )).rows[0]!.id;
+      const amount = { type: 'AMOUNT', amountOff: 500 };
+      const one = await workspace('one currency');
+      await voucher(one, 'NAMED', amount, 'EUR');
+      await voucher(one, 'PLAIN', amount);
+      const redeemed = await voucher(one, 'REDEEMED', amount);
+      await pool.query(
+        `INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, amount, kind, currency, status)
+         VALUES ($1, gen_random_uuid(), $2, 'REDEEMED', 500, 'DISCOUNT', 'USD', 'SUCCEEDED')`,
+        [one, redeemed],
+      );
+      const none = await workspace('no currency');
+      await voucher(none, 'CAPPED', { type: 'PERCENT', percentOff: 10, amountLimit: 100 });
+      await voucher(none, 'SHARE', { type: 'PERCENT', percentOff: 10 });
+      await voucher(none, 'tier:x', amount, null, 'TIER');
+
+      expect(await migrate(pool)).toEqual([29]);
+      const { rows } = await pool.query('SELECT code, currency, active FROM vouchers ORDER BY code');
+      expect(rows).toEqual([
+        { code: 'CAPPED', currency: null, active: false },
+        { code: 'NAMED', currency: 'EUR', active: true },
+        { code: 'PLAIN', currency: 'EUR', active: true },
+        { code: 'REDEEMED', currency: 'USD', active: true },
+        { code: 'SHARE', currency: null, active: true },
+        { code: 'tier:x', currency: null, active: true },
+      ]);
+      const decisions = await pool.query('SELECT code, action, currency FROM voucher_currency_backfills ORDER BY code');
+      expect(decisions.rows).toEqual([
+        { code: 'CAPPED', action: 'disabled', currency: null },
+        { code: 'PLAIN', action: 'workspace', currency: 'EUR' },
+        { code: 'REDEEMED', action: 'redemptions', currency: 'USD' },
+      ]);
+    } finally {
+      await pool.end();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('gives every business table a workspace_id column', async () => {
     const url = await emptyDatabase();
     const pool = new pg.Pool({ connectionString: url, max: 1 });

@@ -163,7 +163,7 @@ describe('campaign budgets', () => {
   });
 
   it('an amount budget refuses a discount that would pass it', async () => {
-    const campaign = await created<{ id: string }>('/api/v1/campaigns', { name: 'budget 25 EUR', type: 'DISCOUNT_COUPONS', budget: { total: { discountAmount: 2_500 } } });
+    const campaign = await created<{ id: string }>('/api/v1/campaigns', { name: 'budget 25 EUR', type: 'DISCOUNT_COUPONS', currency: 'EUR', budget: { total: { discountAmount: 2_500 } } });
     const v = await voucher({ campaignId: campaign.id, discount: { type: 'AMOUNT', amountOff: 1_000 } });
     const order = { amount: 5_000, currency: 'EUR' };
     expect((await redeem(api, v.code, { order })).body.ok).toBe(true);
@@ -193,6 +193,7 @@ describe('campaign budgets', () => {
     const campaign = await created<{ id: string }>('/api/v1/campaigns', {
       name: 'flash sale',
       type: 'DISCOUNT_COUPONS',
+      currency: 'EUR',
       budget: { total: { redemptions: 50 }, daily: { discountAmount: 37_500 } },
     });
     const codes = await Promise.all(Array.from({ length: 80 }, (_, i) => voucher({ campaignId: campaign.id, discount: { type: 'AMOUNT', amountOff: 500 + (i % 3) * 250 } })));

@@ -24,9 +24,9 @@ describe('qualification', () => {
     const t10 = await created<{ id: string }>(`/api/v1/campaigns/${campaign.id}/tiers`, { name: '10% shoes', discount: { type: 'PERCENT', percentOff: 10 }, validationRuleIds: [shoes.id] });
     const t3 = await created<{ id: string }>(`/api/v1/campaigns/${campaign.id}/tiers`, { name: '3 off', discount: { type: 'AMOUNT', amountOff: 300 } });
     await created(`/api/v1/campaigns/${campaign.id}/tiers`, { name: 'hats only', discount: { type: 'PERCENT', percentOff: 50 }, validationRuleIds: [(await created<{ id: string }>('/api/v1/validation-rules', { name: 'hats', conditions: { field: 'order.items.productId', op: 'contains', value: 'hats' } })).id] });
-    const mine = await created<{ code: string }>('/api/v1/vouchers', { code: `Q-${randomUUID().slice(0, 8)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, customerId: customer.id });
+    const mine = await created<{ code: string }>('/api/v1/vouchers', { code: `Q-${randomUUID().slice(0, 8)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, currency: 'EUR', customerId: customer.id });
     const gift = await created<{ code: string }>('/api/v1/vouchers', { code: `G-${randomUUID().slice(0, 8)}`, type: 'GIFT_CARD', gift: { amount: 2_500, currency: 'EUR' }, customerId: customer.id });
-    await created('/api/v1/vouchers', { code: `X-${randomUUID().slice(0, 8)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 900 }, customerId: other.id });
+    await created('/api/v1/vouchers', { code: `X-${randomUUID().slice(0, 8)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 900 }, currency: 'EUR', customerId: other.id });
 
     const order = { amount: 10_000, currency: 'EUR', items: [{ productId: 'shoes', quantity: 1, price: 10_000 }] };
     const all = await api.post('/api/v1/qualifications', { order, customer: { id: customer.id } });

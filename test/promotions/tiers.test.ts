@@ -98,7 +98,7 @@ describe('tiers: decisions', () => {
   it('a stack takes { tierId } entries beside codes, under the same priority, exclusivity and atomicity', async () => {
     const campaign = await promotion();
     const t = await tier(campaign.id, { discount: { type: 'PERCENT', percentOff: 10 }, priority: 10 });
-    const voucher = await created<{ code: string }>('/api/v1/vouchers', { code: `S-${randomUUID().slice(0, 8)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1_000 } });
+    const voucher = await created<{ code: string }>('/api/v1/vouchers', { code: `S-${randomUUID().slice(0, 8)}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1_000 }, currency: 'USD' });
     const res = await api.post('/api/v1/redemptions/stack', { vouchers: [{ code: voucher.code }, { tierId: t.id }], order: cart(10_000), idempotencyKey: randomUUID() });
     expect(res.body).toMatchObject({
       ok: true,

@@ -35,7 +35,7 @@ async function keyWithLimit(rateLimit: { requestsPerSecond: number; burst?: numb
 
 async function createVoucher(api: ApiClient) {
   const code = `RL-${randomUUID().slice(0, 8)}`;
-  await api.create('/api/v1/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } });
+  await api.create('/api/v1/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
   return code;
 }
 

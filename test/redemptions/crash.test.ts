@@ -34,7 +34,7 @@ describe('a SIGKILL under load', () => {
 
     const limited = `CRASH-${randomUUID().slice(0, 8)}`;
     const gift = `GIFT-${randomUUID().slice(0, 8)}`;
-    expect((await post('/vouchers', { code: limited, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 150 })).status).toBe(201);
+    expect((await post('/vouchers', { code: limited, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', redemptionLimit: 150 })).status).toBe(201);
     expect((await post('/vouchers', { code: gift, type: 'GIFT_CARD', gift: { amount: 50_000, currency: 'EUR' } })).status).toBe(201);
 
     const attempts: Attempt[] = [];

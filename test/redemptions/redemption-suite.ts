@@ -19,12 +19,15 @@ export function redemptionSuite(hotPath: boolean) {
 
   const code = (prefix = 'V') => `${prefix}-${randomUUID().slice(0, 8)}`;
   async function voucher(body: Record<string, unknown>) {
-    const res = await api.post('/api/v1/vouchers', { code: code(), type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, ...body });
+    // money amounts need a currency: the voucher's own unless its campaign names one
+    const currency = body.campaignId === undefined ? { currency: 'EUR' } : {};
+    const res = await api.post('/api/v1/vouchers', { code: code(), type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, ...currency, ...body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body as { code: string; id: string };
   }
   async function campaign(body: Record<string, unknown>) {
-    const res = await api.post('/api/v1/campaigns', { name: 'C', type: 'DISCOUNT_COUPONS', ...body });
+    // the vouchers made in it take AMOUNT discounts (money): the campaign names their currency unless a test gives one
+    const res = await api.post('/api/v1/campaigns', { name: 'C', type: 'DISCOUNT_COUPONS', currency: 'EUR', ...body });
     expect(res.status).toBe(201);
     return res.body as { id: string };
   }
@@ -188,7 +191,7 @@ export function redemptionSuite(hotPath: boolean) {
       expect((await redeem(g.code, { amount: 250 })).body.ok).toBe(true);
       expect((await api.post(`/api/v1/vouchers/${g.code}/balance`, { amount: -1, type: 'ADJUSTMENT' })).status).toBe(409);
       expect((await redeem('LATE', { order: order(1000) })).body.code).toBe('voucher_not_found');
-      await api.post('/api/v1/vouchers', { code: 'LATE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+      await api.post('/api/v1/vouchers', { code: 'LATE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' });
       expect((await redeem('LATE', { order: order(1000) })).body.ok).toBe(true);
     });
   });

@@ -33,7 +33,7 @@ describe('two service processes on one database', () => {
   it('never over-redeem a limit or a gift balance', async () => {
     const limited = `TWO-${randomUUID().slice(0, 8)}`;
     const gift = `TWOG-${randomUUID().slice(0, 8)}`;
-    expect((await post(0, '/vouchers', { code: limited, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 50 })).status).toBe(201);
+    expect((await post(0, '/vouchers', { code: limited, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', redemptionLimit: 50 })).status).toBe(201);
     expect((await post(1, '/vouchers', { code: gift, type: 'GIFT_CARD', gift: { amount: 10_000, currency: 'EUR' } })).status).toBe(201);
     // Both processes have the vouchers cached before the race.
     await Promise.all([0, 1].map((i) => post(i, `/vouchers/${limited}/validate`, { order: { amount: 1000, currency: 'EUR' } })));
@@ -57,7 +57,7 @@ describe('two service processes on one database', () => {
     // A settings change made through one process reaches the other's next decision: its cache still says active,
     // the version guard refuses the write, it reloads and decides again.
     const changed = `TWOC-${randomUUID().slice(0, 8)}`;
-    expect((await post(0, '/vouchers', { code: changed, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } })).status).toBe(201);
+    expect((await post(0, '/vouchers', { code: changed, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' })).status).toBe(201);
     expect((await post(1, `/vouchers/${changed}/validate`, { order: { amount: 1000, currency: 'EUR' } })).body.valid).toBe(true);
     expect((await post(0, `/vouchers/${changed}/disable`, {})).status).toBe(200);
     expect((await post(1, `/vouchers/${changed}/redemption`, { order: { amount: 1000, currency: 'EUR' } })).body.code).toBe('voucher_disabled');

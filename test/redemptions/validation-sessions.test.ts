@@ -12,7 +12,7 @@ const code = (prefix = 'S') => `${prefix}-${randomUUID().slice(0, 12)}`;
 function checkout(api: ApiClient) {
   return {
     async voucher(body: Record<string, unknown>) {
-      const res = await api.post('/api/v1/vouchers', { code: code(), type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, ...body });
+      const res = await api.post('/api/v1/vouchers', { code: code(), type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', ...body });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body as { code: string; id: string };
     },

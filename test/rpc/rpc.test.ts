@@ -75,8 +75,8 @@ describe('RPC errors', () => {
     expect((await service.api(key).get('/api/v1/vouchers?limit=1000')).status).toBe(400);
 
     expect((await rpc('campaigns.get', { id: '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31' })).body.code).toBe('not_found');
-    await rpc('vouchers.create', { code: 'TWICE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
-    expect((await rpc('vouchers.create', { code: 'TWICE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } })).body.code).toBe('conflict');
+    await rpc('vouchers.create', { code: 'TWICE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' });
+    expect((await rpc('vouchers.create', { code: 'TWICE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' })).body.code).toBe('conflict');
     expect((await rpc('campaigns.list', [1, 2])).body.code).toBe('invalid_request');
   });
 
@@ -121,8 +121,8 @@ describe('RPC batches', () => {
   it('runs the calls in order, each with its own status and output or problem', async () => {
     const res = await batch({
       calls: [
-        { operation: 'vouchers.create', input: { code: 'B-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } } },
-        { operation: 'vouchers.create', input: { code: 'B-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } } },
+        { operation: 'vouchers.create', input: { code: 'B-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' } },
+        { operation: 'vouchers.create', input: { code: 'B-1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' } },
         { operation: 'vouchers.get', input: { code: 'B-1' } },
         { operation: 'vouchers.list', input: { limit: 0 } },
         { operation: 'nothing.here' },

@@ -7,6 +7,7 @@ import {
   generateCode,
   drawCodes,
   resolveCodeSpec,
+  timeOrderedIds,
 } from '../../src/domains/vouchers/voucher-code-generator.js';
 
 describe('voucher code generator', () => {
@@ -40,6 +41,39 @@ describe('voucher code generator', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 1000; i++) seen.add(generateCode(spec));
     expect([...seen].sort().join('')).toBe('0123456789');
+  });
+
+  it('draws each character equally often, also for a charset size that does not divide 256', () => {
+    // 32 (the default) divides 256; 10 and 62 do not: a plain byte % size would favour the first characters
+    for (const charset of ['numbers', 'alphanumeric']) {
+      const spec = resolveCodeSpec({ charset, length: 20 });
+      const counts = new Map<string, number>();
+      for (const code of drawCodes(spec, 10_000)) for (const ch of code) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+      const expected = 200_000 / spec.charset.length;
+      expect(counts.size).toBe(spec.charset.length);
+      for (const n of counts.values()) expect(Math.abs(n - expected) / expected).toBeLessThan(0.1);
+      // the first characters are not favoured: those below 256 % size get no more than the others on average
+      const low = [...spec.charset.slice(0, 256 % spec.charset.length)].map((ch) => counts.get(ch)!);
+      expect(low.reduce((a, b) => a + b, 0) / low.length / expected).toBeLessThan(1.03);
+    }
+  });
+
+  it('draws 100,000 distinct codes quickly (bytes drawn in bulk)', () => {
+    const started = performance.now();
+    const codes = drawCodes(resolveCodeSpec(), 100_000);
+    expect(new Set(codes).size).toBe(100_000);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('gives a bulk insert increasing version 7 UUIDs that carry the time, distinct across runs', () => {
+    const now = Date.parse('2026-11-24T10:00:00.000Z');
+    const ids = timeOrderedIds(100_000, now);
+    for (const id of [ids[0]!, ids[99_999]!]) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(ids[0]!.replaceAll('-', '').slice(0, 12), 16)).toBe(now);
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+    const other = timeOrderedIds(100_000, now);
+    expect(new Set([...ids, ...other]).size).toBe(200_000);
+    expect(timeOrderedIds(1, now + 1)[0]! > ids[99_999]!).toBe(true);
   });
 
   it('draws distinct codes and skips excluded ones', () => {

@@ -166,7 +166,7 @@ describe('vouchers: happy path', () => {
   it('generates a code from the campaign codeConfig when none is given', async () => {
     const { api } = await service.newWorkspace();
     const campaign = await createCampaign(api, {
-      voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, codeConfig: { prefix: 'AUTO-', pattern: '####-####', charset: 'numbers' } },
+      voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', codeConfig: { prefix: 'AUTO-', pattern: '####-####', charset: 'numbers' } },
     });
     const created = await api.post('/api/v1/vouchers', { campaignId: campaign.id });
     expect(created.status).toBe(201);
@@ -178,8 +178,8 @@ describe('vouchers: happy path', () => {
   it('matches codes case-sensitively and serves codes with dots, dashes and underscores', async () => {
     const { api } = await service.newWorkspace();
     const discount = { type: 'AMOUNT', amountOff: 100 };
-    expect((await api.post('/api/v1/vouchers', { code: 'spring.sale_1-a', type: 'DISCOUNT', discount })).status).toBe(201);
-    expect((await api.post('/api/v1/vouchers', { code: 'SPRING.SALE_1-A', type: 'DISCOUNT', discount })).status).toBe(201);
+    expect((await api.post('/api/v1/vouchers', { code: 'spring.sale_1-a', type: 'DISCOUNT', discount, currency: 'EUR' })).status).toBe(201);
+    expect((await api.post('/api/v1/vouchers', { code: 'SPRING.SALE_1-A', type: 'DISCOUNT', discount, currency: 'EUR' })).status).toBe(201);
     expect((await api.get('/api/v1/vouchers/spring.sale_1-a')).body.code).toBe('spring.sale_1-a');
     expect((await api.get('/api/v1/vouchers/SPRING.SALE_1-A')).body.code).toBe('SPRING.SALE_1-A');
     expect((await api.get('/api/v1/vouchers/Spring.Sale_1-A')).status).toBe(404);
@@ -228,7 +228,7 @@ describe('vouchers: happy path', () => {
     const created = await api.post('/api/v1/vouchers', {
       code: 'OFFICE-HOURS',
       type: 'DISCOUNT',
-      discount: { type: 'AMOUNT', amountOff: 100 },
+      discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR',
       schedule: weekdays,
       validationRuleIds: [ruleId],
     });
@@ -247,7 +247,7 @@ describe('vouchers: happy path', () => {
 
   it("takes the schedule from the campaign's voucher template, on creation and bulk generation", async () => {
     const { api } = await service.newWorkspace();
-    const campaign = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, schedule: weekdays } });
+    const campaign = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', schedule: weekdays } });
     const inherited = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SCHED-1' });
     expect(inherited.body.schedule).toEqual(weekdays);
     const own = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SCHED-2', schedule: { daysOfWeek: [6] } });
@@ -269,8 +269,8 @@ describe('vouchers: happy path', () => {
 
   it('lists vouchers newest first and filters them by campaign', async () => {
     const { api } = await service.newWorkspace();
-    const a = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
-    const b = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 200 } } });
+    const a = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' } });
+    const b = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 200 }, currency: 'EUR' } });
     for (const code of ['A1', 'A2', 'A3']) await api.post('/api/v1/vouchers', { campaignId: a.id, code });
     await api.post('/api/v1/vouchers', { campaignId: b.id, code: 'B1' });
 
@@ -289,7 +289,7 @@ describe('vouchers: happy path', () => {
 describe('vouchers: errors', () => {
   it('answers a taken code with 409 conflict as problem+json', async () => {
     const { api } = await service.newWorkspace();
-    const body = { code: 'ONCE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } };
+    const body = { code: 'ONCE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' };
     expect((await api.post('/api/v1/vouchers', body)).status).toBe(201);
     const again = await api.post('/api/v1/vouchers', body);
     expect(again.status).toBe(409);
@@ -311,9 +311,41 @@ describe('vouchers: errors', () => {
     expect(res.body.errors[0]).toEqual({ path: expect.stringContaining('discount'), message: expect.any(String) });
   });
 
+  it('refuses a voucher whose amounts are money without a currency (its own or its campaign’s), 400 currency_required', async () => {
+    const { api } = await service.newWorkspace();
+    for (const [code, fields] of [
+      ['M-AMOUNT', { discount: { type: 'AMOUNT', amountOff: 500 } }],
+      ['M-FIXED', { discount: { type: 'FIXED', fixedAmount: 900 } }],
+      ['M-CAP', { discount: { type: 'PERCENT', percentOff: 10, amountLimit: 300 } }],
+      ['M-MAX', { discount: { type: 'PERCENT', percentOff: 10 }, maxDiscount: 300 }],
+    ] as const) {
+      const refused = await api.post('/api/v1/vouchers', { code, type: 'DISCOUNT', ...fields });
+      expect(refused.status, code).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'currency_required', errors: [{ path: 'body.currency' }] });
+      expect((await api.get(`/api/v1/vouchers/${code}`)).status).toBe(404);
+      expect((await api.post('/api/v1/vouchers', { code, type: 'DISCOUNT', ...fields, currency: 'EUR' })).status, code).toBe(201);
+    }
+    // shares and units of the order itself need none
+    expect((await api.post('/api/v1/vouchers', { code: 'M-PCT', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } })).status).toBe(201);
+    expect((await api.post('/api/v1/vouchers', { code: 'M-UNIT', type: 'DISCOUNT', discount: { type: 'UNIT', unitOff: 1, sku: 'A' } })).status).toBe(201);
+    // the campaign's currency is enough, for a creation and a generation from its template
+    const priced = await createCampaign(api, { currency: 'EUR', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    expect((await api.post('/api/v1/vouchers', { campaignId: priced.id })).status).toBe(201);
+    const bare = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    const generated = await api.post(`/api/v1/campaigns/${bare.id}/vouchers/generate`, { count: 3 });
+    expect(generated.status).toBe(400);
+    expect(generated.body).toMatchObject({ code: 'currency_required', errors: [{ path: 'campaign.voucher.currency' }] });
+    // a discount patched into money on a voucher without a currency is refused; given one, it is taken, and kept
+    const patched = await api.patch('/api/v1/vouchers/M-PCT', { discount: { type: 'AMOUNT', amountOff: 100 } });
+    expect(patched.body).toMatchObject({ status: 400, code: 'currency_required' });
+    const priced2 = await api.patch('/api/v1/vouchers/M-PCT', { discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'USD' });
+    expect(priced2.body).toMatchObject({ currency: 'USD', discount: { type: 'AMOUNT', amountOff: 100 } });
+    expect((await api.patch('/api/v1/vouchers/M-PCT', { currency: 'EUR' })).body).toMatchObject({ status: 400, errors: [{ path: 'body.currency' }] });
+  });
+
   it('refuses a voucher without the parts its type needs', async () => {
     const { api } = await service.newWorkspace();
-    const noType = await api.post('/api/v1/vouchers', { code: 'X1', discount: { type: 'AMOUNT', amountOff: 1 } });
+    const noType = await api.post('/api/v1/vouchers', { code: 'X1', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' });
     expect(noType.status).toBe(400);
     expect(noType.body.errors).toEqual([expect.objectContaining({ path: 'body.type' })]);
     const noDiscount = await api.post('/api/v1/vouchers', { code: 'X2', type: 'DISCOUNT' });
@@ -323,7 +355,7 @@ describe('vouchers: errors', () => {
     const giftOnDiscount = await api.post('/api/v1/vouchers', {
       code: 'X4',
       type: 'DISCOUNT',
-      discount: { type: 'AMOUNT', amountOff: 1 },
+      discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR',
       gift: { amount: 1, currency: 'EUR' },
     });
     expect(giftOnDiscount.body.errors).toEqual([expect.objectContaining({ path: 'body.gift' })]);
@@ -343,7 +375,7 @@ describe('vouchers: errors', () => {
 
   it('refuses a redemptionLimit below the redemptions already made with 409', async () => {
     const { api } = await service.newWorkspace();
-    await api.post('/api/v1/vouchers', { code: 'USED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, redemptionLimit: 10 });
+    await api.post('/api/v1/vouchers', { code: 'USED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR', redemptionLimit: 10 });
     await service.pool.query("UPDATE vouchers SET redeemed_count = 5 WHERE code = 'USED'");
     const res = await api.patch('/api/v1/vouchers/USED', { redemptionLimit: 4 });
     expect(res.status).toBe(409);
@@ -370,14 +402,14 @@ describe('vouchers: errors', () => {
 
   it('refuses malformed schedules, naming the field', async () => {
     const { api } = await service.newWorkspace();
-    await api.post('/api/v1/vouchers', { code: 'S1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+    await api.post('/api/v1/vouchers', { code: 'S1', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' });
     for (const [schedule, path] of [
       [{ daysOfWeek: [-1] }, 'body.schedule.daysOfWeek'],
       [{ windows: [{ start: '9:00', end: '10:00' }] }, 'body.schedule.windows'],
       [{ timeZone: 'Atlantis/Capital' }, 'body.schedule.timeZone'],
     ] as const) {
       for (const res of [
-        await api.post('/api/v1/vouchers', { code: 'S2', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, schedule }),
+        await api.post('/api/v1/vouchers', { code: 'S2', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR', schedule }),
         await api.patch('/api/v1/vouchers/S1', { schedule }),
       ]) {
         expect(res.status, JSON.stringify(schedule)).toBe(400);
@@ -398,7 +430,7 @@ describe('vouchers: errors', () => {
     const foreign = await createRule(stranger.workspaceId);
     const unknown = randomUUID();
     const discount = { type: 'AMOUNT', amountOff: 1 };
-    const create = await api.post('/api/v1/vouchers', { code: 'RULED', type: 'DISCOUNT', discount, validationRuleIds: [unknown, known, foreign] });
+    const create = await api.post('/api/v1/vouchers', { code: 'RULED', type: 'DISCOUNT', discount, currency: 'EUR', validationRuleIds: [unknown, known, foreign] });
     expect(create.status).toBe(400);
     expect(create.body.errors).toHaveLength(1);
     expect(create.body.errors[0].path).toBe('body.validationRuleIds');
@@ -407,7 +439,7 @@ describe('vouchers: errors', () => {
     expect(create.body.errors[0].message).not.toContain(known);
     expect((await api.get('/api/v1/vouchers/RULED')).status).toBe(404);
 
-    expect((await api.post('/api/v1/vouchers', { code: 'RULED', type: 'DISCOUNT', discount, validationRuleIds: [known] })).status).toBe(201);
+    expect((await api.post('/api/v1/vouchers', { code: 'RULED', type: 'DISCOUNT', discount, currency: 'EUR', validationRuleIds: [known] })).status).toBe(201);
     const update = await api.patch('/api/v1/vouchers/RULED', { validationRuleIds: [known, unknown] });
     expect(update.status).toBe(400);
     expect(update.body.errors).toEqual([expect.objectContaining({ path: 'body.validationRuleIds', message: expect.stringContaining(unknown) })]);
@@ -431,7 +463,7 @@ describe('vouchers: errors', () => {
 describe('vouchers: promotion tier rows', () => {
   it('keeps rows of kind TIER out of every voucher operation', async () => {
     const { api, workspaceId } = await service.newWorkspace();
-    const campaign = await createCampaign(api, { type: 'PROMOTION', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    const campaign = await createCampaign(api, { type: 'PROMOTION', voucher: { discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' } });
     const voucher = await api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'REAL-CODE' });
     expect(voucher.status).toBe(201);
     const tierCode = await insertTierRow(workspaceId, campaign.id);
@@ -472,7 +504,7 @@ describe('vouchers: security', () => {
   it("answers another workspace's voucher code exactly as a missing one", async () => {
     const owner = await service.newWorkspace();
     const stranger = await service.newWorkspace();
-    await owner.api.post('/api/v1/vouchers', { code: 'MINE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+    await owner.api.post('/api/v1/vouchers', { code: 'MINE', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' });
     const foreign = await stranger.api.get('/api/v1/vouchers/MINE');
     const missing = await stranger.api.get('/api/v1/vouchers/NEVER');
     expect(foreign.status).toBe(404);
@@ -487,7 +519,7 @@ describe('vouchers: security', () => {
   it('lets each workspace hold the same code', async () => {
     const one = await service.newWorkspace();
     const two = await service.newWorkspace();
-    const body = { code: 'SHARED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } };
+    const body = { code: 'SHARED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' };
     expect((await one.api.post('/api/v1/vouchers', body)).status).toBe(201);
     expect((await two.api.post('/api/v1/vouchers', body)).status).toBe(201);
   });
@@ -495,7 +527,7 @@ describe('vouchers: security', () => {
   it("answers another workspace's campaign as missing when creating a voucher in it", async () => {
     const owner = await service.newWorkspace();
     const stranger = await service.newWorkspace();
-    const campaign = await createCampaign(owner.api, { voucher: { discount: { type: 'AMOUNT', amountOff: 1 } } });
+    const campaign = await createCampaign(owner.api, { voucher: { discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' } });
     const res = await stranger.api.post('/api/v1/vouchers', { campaignId: campaign.id, code: 'SNEAK' });
     expect(res.status).toBe(404);
     expect((await owner.api.get('/api/v1/vouchers?campaignId=' + campaign.id)).body.data).toEqual([]);
@@ -503,7 +535,7 @@ describe('vouchers: security', () => {
 
   it('lets a vouchers:read key read vouchers but not write them', async () => {
     const { api } = await service.newWorkspace();
-    await api.post('/api/v1/vouchers', { code: 'READ-ME', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 } });
+    await api.post('/api/v1/vouchers', { code: 'READ-ME', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 1 }, currency: 'EUR' });
     const key = await api.post('/api/v1/api-keys', { name: 'reader', scopes: ['vouchers:read'] });
     const reader = service.api(key.body.key);
     expect((await reader.get('/api/v1/vouchers/READ-ME')).status).toBe(200);

@@ -55,7 +55,7 @@ describe('workspace settings: happy path', () => {
     const { api } = await service.newWorkspace();
     await api.patch('/api/v1/workspace', { stackLimit: 1 });
     for (const code of ['STACK-A', 'STACK-B']) {
-      const created = await api.post('/api/v1/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } });
+      const created = await api.post('/api/v1/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
       expect(created.status).toBe(201);
     }
     const stack = await api.post('/api/v1/redemptions/stack', {

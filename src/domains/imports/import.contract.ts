@@ -7,7 +7,7 @@ const bodyStream = { field: 'rows', mediaTypes: IMPORT_MEDIA_TYPES };
 const HOW =
   'Stream the file as the body (Content-Type `text/csv` with a header row, or `application/x-ndjson`), up to ' +
   'IMPORT_MAX_BYTES (1 GiB by default); or send `{ "rows": "<text>" }` as JSON (1 MB). The answer comes once the body ' +
-  'is read and staged: the import (201, status PENDING) with the rows read and the rows already refused; the rows are ' +
+  'is read and staged: the import (202 Accepted, status PENDING) with the rows read and the rows already refused; the rows are ' +
   'then checked and merged in batches in the background: follow them at `GET /imports/{id}`. A row is refused alone ' +
   '(with its row number and reason); the others land. One audit entry records the import.';
 
@@ -29,7 +29,7 @@ export const importContract = {
     body: ImportBody,
     bodyStream,
     output: Import,
-    successStatus: 201,
+    successStatus: 202,
   }),
   importCustomers: defineOperation({
     name: 'customers.import',
@@ -46,7 +46,7 @@ export const importContract = {
     body: ImportBody,
     bodyStream,
     output: Import,
-    successStatus: 201,
+    successStatus: 202,
   }),
   getImport: defineOperation({
     name: 'imports.get',

@@ -276,6 +276,30 @@ export interface MergedBatch {
   late: number;
 }
 
+/** What a row is refused with when its key was taken by someone else between the set checks and its batch. */
+const LATE_REJECTIONS = {
+  code: ['code_exists', 'a voucher with this code was created during the import'],
+  source_id: ['source_id_exists', 'a customer with this sourceId was created during the import'],
+} as const;
+
+/**
+ * The tail of a merge statement, after its `batch` and `inserted` CTEs: the batch's rows that were not inserted are
+ * refused (with $5, $6 of LATE_REJECTIONS), and the import's counts move in the same statement ($1 workspace, $2 import).
+ */
+function lateRowsAndProgress(s: Staging, key: keyof typeof LATE_REJECTIONS): string {
+  return `late AS (
+       INSERT INTO ${s.rejections} (line, code, reason)
+       SELECT b.line, $5, $6 FROM batch b
+       WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.${key} = b.${key})
+       RETURNING line
+     ), counts AS (
+       SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM late)::int AS late
+     ), progress AS (
+       UPDATE imports SET rows_inserted = rows_inserted + counts.inserted, rows_rejected = rows_rejected + counts.late, heartbeat_at = now()
+       FROM counts WHERE workspace_id = $1 AND id = $2
+     )`;
+}
+
 /**
  * One batch of vouchers (rows `from`..`to`), in code order so that two imports meeting on codes lock them in the same
  * order; the template's fields under the row's own; gift cards with their CREDITS_ADDED entry; the import's counts
@@ -306,19 +330,9 @@ export async function mergeVoucherBatch(client: Sql, s: Staging, workspaceId: st
      ), credits AS (
        INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after)
        SELECT $1, id, 'CREDITS_ADDED', gift_balance, gift_balance FROM inserted WHERE gift_balance IS NOT NULL
-     ), late AS (
-       INSERT INTO ${s.rejections} (line, code, reason)
-       SELECT b.line, 'code_exists', 'a voucher with this code was created during the import' FROM batch b
-       WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.code = b.code)
-       RETURNING line
-     ), counts AS (
-       SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM late)::int AS late
-     ), progress AS (
-       UPDATE imports SET rows_inserted = rows_inserted + counts.inserted, rows_rejected = rows_rejected + counts.late, heartbeat_at = now()
-       FROM counts WHERE workspace_id = $1 AND id = $2
-     )
+     ), ${lateRowsAndProgress(s, 'code')}
      SELECT inserted, late FROM counts`,
-    [workspaceId, importId, from, to],
+    [workspaceId, importId, from, to, ...LATE_REJECTIONS.code],
   );
   return rows[0]!;
 }
@@ -352,20 +366,10 @@ export async function mergeCustomerBatch(
        SELECT $1, source_id, email, name, metadata FROM batch
        ON CONFLICT (workspace_id, source_id) DO NOTHING
        RETURNING id, source_id, email, name, metadata, created_at
-     ), late AS (
-       INSERT INTO ${s.rejections} (line, code, reason)
-       SELECT b.line, 'source_id_exists', 'a customer with this sourceId was created during the import' FROM batch b
-       WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.source_id = b.source_id)
-       RETURNING line
-     ), counts AS (
-       SELECT (SELECT count(*) FROM inserted)::int AS inserted, (SELECT count(*) FROM late)::int AS late
-     ), progress AS (
-       UPDATE imports SET rows_inserted = rows_inserted + counts.inserted, rows_rejected = rows_rejected + counts.late, heartbeat_at = now()
-       FROM counts WHERE workspace_id = $1 AND id = $2
-     )
+     ), ${lateRowsAndProgress(s, 'source_id')}
      SELECT i.id, i.source_id, i.email, i.name, i.metadata, i.created_at, c.inserted, c.late
      FROM counts c LEFT JOIN inserted i ON true`,
-    [workspaceId, importId, from, to],
+    [workspaceId, importId, from, to, ...LATE_REJECTIONS.source_id],
   );
   const head = rows[0] ?? { inserted: 0, late: 0 };
   const customers = rows

@@ -2,7 +2,7 @@
 // bodies and outcomes.
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { ExplanationCode } from '../redemptions/redemption.schemas.js';
+import { RefusalFields } from '../redemptions/redemption.schemas.js';
 import { VoucherCode } from '../vouchers/voucher.schemas.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -80,16 +80,18 @@ export const PointsBody = z.object({
 });
 export type PointsBody = z.infer<typeof PointsBody>;
 
-const OutcomeBase = {
-  ok: z.boolean(),
-  code: ExplanationCode.optional(),
-  message: z.string().optional(),
-  idempotent: z.boolean().optional(),
-};
+const Replayed = z.boolean().optional();
+/** Points not moved, nothing recorded: why. Shared by adjustments and transfers. */
+export const LoyaltyPointsRefused = z
+  .object({ ok: z.literal(false), ...RefusalFields, idempotent: Replayed })
+  .meta({ id: 'LoyaltyPointsRefused', description: 'No points moved: why (`code`, e.g. `loyalty_points_insufficient`).' });
 
 export const PointsOutcome = z
-  .object({ ...OutcomeBase, entry: LedgerEntry.optional(), member: Member.optional() })
-  .meta({ id: 'LoyaltyPointsOutcome', description: 'ok with the ADJUSTMENT entry and the member, or a refusal code.' });
+  .discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true), idempotent: Replayed, entry: LedgerEntry, member: Member }).meta({ id: 'LoyaltyPointsAdjusted' }),
+    LoyaltyPointsRefused,
+  ])
+  .meta({ id: 'LoyaltyPointsOutcome', description: 'ok with the ADJUSTMENT entry and the member, or a refusal code; discriminated on `ok`.' });
 export type PointsOutcome = z.infer<typeof PointsOutcome>;
 
 export const TransferBody = z.object({
@@ -101,7 +103,10 @@ export const TransferBody = z.object({
 export type TransferBody = z.infer<typeof TransferBody>;
 
 export const TransferOutcome = z
-  .object({ ...OutcomeBase, entries: z.array(LedgerEntry).optional(), member: Member.optional() })
+  .discriminatedUnion('ok', [
+    z.object({ ok: z.literal(true), idempotent: Replayed, entries: z.array(LedgerEntry), member: Member }).meta({ id: 'LoyaltyPointsTransferred' }),
+    LoyaltyPointsRefused,
+  ])
   .meta({
     id: 'LoyaltyTransferOutcome',
     description: 'ok with the TRANSFER_OUT and TRANSFER_IN entries (one per expiry instant the points keep) and the sender, or a refusal.',

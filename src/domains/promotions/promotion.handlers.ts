@@ -77,7 +77,7 @@ export const promotionHandlers = implement(promotionContract, {
   async redeemTier({ input, actor, deps }) {
     const { id, ...body } = input;
     const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
-    if (!customer) return { ok: false, ...refusalFields(refusal('customer_not_found')) };
+    if (!customer) return { ok: false as const, ...refusalFields(refusal('customer_not_found')) };
     const outcome = await deps.engine.redeem({
       workspaceId: actor.workspaceId,
       code: tierCode(id),

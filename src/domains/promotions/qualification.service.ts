@@ -61,27 +61,28 @@ export interface QualificationRequest {
   limit: number;
 }
 
-const usable = (outcome: ValidationOutcome) => outcome.valid && outcome.discount !== undefined && outcome.discount.amount > 0;
+type Passed = Extract<ValidationOutcome, { valid: true }>;
+const usable = (outcome: ValidationOutcome): outcome is Passed => outcome.valid && outcome.discount.amount > 0;
 
-function tierOffer(tier: VoucherSnapshot, outcome: ValidationOutcome): QualifiedOffer {
+function tierOffer(tier: VoucherSnapshot, outcome: Passed): QualifiedOffer {
   return {
     kind: 'PROMOTION_TIER',
     tierId: tier.id,
     ...(tier.campaignId ? { campaignId: tier.campaignId } : {}),
     ...(tier.name ? { name: tier.name } : {}),
-    discount: outcome.discount!,
+    discount: outcome.discount,
     ...(outcome.order ? { order: outcome.order } : {}),
     priority: effectivePriority(tier),
     exclusive: isExclusive(tier),
   };
 }
 
-function voucherOffer(code: string, outcome: ValidationOutcome): QualifiedOffer {
+function voucherOffer(code: string, outcome: Passed): QualifiedOffer {
   return {
     kind: outcome.voucher?.type === 'GIFT_CARD' ? 'GIFT_CARD' : 'VOUCHER',
     code,
     ...(outcome.voucher?.campaignId ? { campaignId: outcome.voucher.campaignId } : {}),
-    discount: outcome.discount!,
+    discount: outcome.discount,
     ...(outcome.order ? { order: outcome.order } : {}),
     priority: 0,
     exclusive: false,

@@ -18,14 +18,14 @@ export const redemptionHandlers = implement(redemptionContract, {
       throw problem('forbidden', 'a validation session reserves the voucher: it needs the redemptions:write scope');
     }
     const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, false);
-    if (!customer) return { valid: false, ...customerNotFound() };
+    if (!customer) return { valid: false as const, ...customerNotFound() };
     const session = input.session && { key: input.session.key ?? randomUUID(), ttlSeconds: input.session.ttlSeconds };
     return deps.engine.validate({ workspaceId: actor.workspaceId, code: input.code, order: input.order, amount: input.amount, customer, session });
   },
   async redeemVoucher({ input, actor, deps }) {
     const { code, ...body } = input;
     const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
-    if (!customer) return { ok: false, ...customerNotFound() };
+    if (!customer) return { ok: false as const, ...customerNotFound() };
     return deps.engine.redeem({
       workspaceId: actor.workspaceId,
       code,
@@ -40,7 +40,7 @@ export const redemptionHandlers = implement(redemptionContract, {
   async redeemStack({ input, actor, deps }) {
     const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
     if (!customer) {
-      return { ok: false, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
+      return { ok: false as const, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
     }
     return deps.engine.redeemStack({
       workspaceId: actor.workspaceId,

@@ -154,22 +154,29 @@ export const VoucherSummary = z.object({
   points: z.number().int().min(0).optional().meta({ description: "A loyalty card's points this caller may use." }),
 });
 
-const OutcomeBase = {
-  code: ExplanationCode.optional(),
+/** What every refusal carries: its code (always), a message and the explanations behind it. */
+export const RefusalFields = {
+  code: ExplanationCode,
   message: z.string().optional(),
   explanations: z.array(Explanation).optional(),
 };
+const Replayed = z.boolean().optional().meta({ description: 'True when this is the stored outcome of an earlier request with the same idempotency key.' });
 
-export const ValidationOutcome = z
+export const ValidationPassed = z
   .object({
-    valid: z.boolean(),
-    ...OutcomeBase,
-    discount: z.object({ type: z.string(), amount: Money, points: z.number().int().min(0).optional().meta({ description: 'Points a loyalty card would pay them with.' }) }).optional(),
+    valid: z.literal(true),
+    discount: z.object({ type: z.string(), amount: Money, points: z.number().int().min(0).optional().meta({ description: 'Points a loyalty card would pay them with.' }) }),
     order: OrderTotals.optional(),
-    voucher: VoucherSummary.optional(),
+    voucher: VoucherSummary,
     session: ValidationSession.optional(),
   })
-  .meta({ id: 'ValidationOutcome' });
+  .meta({ id: 'ValidationPassed', description: 'The voucher can be used: what it would give.' });
+export const ValidationRefused = z
+  .object({ valid: z.literal(false), ...RefusalFields })
+  .meta({ id: 'ValidationRefused', description: 'The voucher cannot be used: why (`code`, `explanations`).' });
+export const ValidationOutcome = z
+  .discriminatedUnion('valid', [ValidationPassed, ValidationRefused])
+  .meta({ id: 'ValidationOutcome', description: 'A validation decision, discriminated on `valid`.' });
 export type ValidationOutcome = z.infer<typeof ValidationOutcome>;
 
 export const RedemptionStatus = z.enum(['SUCCEEDED', 'ROLLED_BACK']);
@@ -187,15 +194,15 @@ export const RedemptionSummary = z.object({
   createdAt: Timestamp,
 });
 
+export const RedemptionSucceeded = z
+  .object({ ok: z.literal(true), idempotent: Replayed, redemption: RedemptionSummary, order: OrderTotals.optional() })
+  .meta({ id: 'RedemptionSucceeded', description: 'Redeemed: the redemption recorded and the order totals.' });
+export const RedemptionRefused = z
+  .object({ ok: z.literal(false), ...RefusalFields, idempotent: Replayed })
+  .meta({ id: 'RedemptionRefused', description: 'Not redeemed, nothing recorded: why (`code`, `explanations`).' });
 export const RedemptionOutcome = z
-  .object({
-    ok: z.boolean(),
-    ...OutcomeBase,
-    idempotent: z.boolean().optional(),
-    redemption: RedemptionSummary.optional(),
-    order: OrderTotals.optional(),
-  })
-  .meta({ id: 'RedemptionOutcome' });
+  .discriminatedUnion('ok', [RedemptionSucceeded, RedemptionRefused])
+  .meta({ id: 'RedemptionOutcome', description: 'A redemption decision, discriminated on `ok`.' });
 export type RedemptionOutcome = z.infer<typeof RedemptionOutcome>;
 
 export const RollbackBody = z.object({
@@ -203,17 +210,19 @@ export const RollbackBody = z.object({
   idempotencyKey: IdempotencyKey.optional(),
 });
 
-export const RollbackOutcome = z
+export const RollbackSucceeded = z
   .object({
-    ok: z.boolean(),
-    code: ExplanationCode.optional(),
-    message: z.string().optional(),
-    idempotent: z.boolean().optional(),
-    rollback: z
-      .object({ id: Uuid, redemptionId: Uuid, voucherCode: z.string(), amount: Money, createdAt: Timestamp })
-      .optional(),
+    ok: z.literal(true),
+    idempotent: Replayed,
+    rollback: z.object({ id: Uuid, redemptionId: Uuid, voucherCode: z.string(), amount: Money, createdAt: Timestamp }),
   })
-  .meta({ id: 'RollbackOutcome' });
+  .meta({ id: 'RollbackSucceeded', description: 'Rolled back: the use (and the gift credits) given back.' });
+export const RollbackRefused = z
+  .object({ ok: z.literal(false), ...RefusalFields, idempotent: Replayed })
+  .meta({ id: 'RollbackRefused', description: 'Not rolled back (`redemption_already_rolled_back`).' });
+export const RollbackOutcome = z
+  .discriminatedUnion('ok', [RollbackSucceeded, RollbackRefused])
+  .meta({ id: 'RollbackOutcome', description: 'A rollback decision, discriminated on `ok`.' });
 export type RollbackOutcome = z.infer<typeof RollbackOutcome>;
 
 export const StackEntry = z
@@ -245,16 +254,15 @@ export const StackResult = z.object({
   priority: z.number().int(),
 });
 
+export const StackSucceeded = z
+  .object({ ok: z.literal(true), idempotent: Replayed, stackId: Uuid, results: z.array(StackResult), order: OrderTotals.optional() })
+  .meta({ id: 'StackSucceeded', description: 'Every voucher redeemed, in one transaction.' });
+export const StackRefused = z
+  .object({ ok: z.literal(false), ...RefusalFields, idempotent: Replayed, results: z.array(StackResult) })
+  .meta({ id: 'StackRefused', description: 'None redeemed, nothing recorded: `code` is the first failing voucher’s, `results` name it.' });
 export const StackOutcome = z
-  .object({
-    ok: z.boolean(),
-    ...OutcomeBase,
-    idempotent: z.boolean().optional(),
-    stackId: Uuid.optional(),
-    results: z.array(StackResult),
-    order: OrderTotals.optional(),
-  })
-  .meta({ id: 'StackOutcome' });
+  .discriminatedUnion('ok', [StackSucceeded, StackRefused])
+  .meta({ id: 'StackOutcome', description: 'A stack decision, discriminated on `ok`.' });
 export type StackOutcome = z.infer<typeof StackOutcome>;
 
 export const Redemption = RedemptionSummary.extend({

@@ -2,7 +2,7 @@
 // redemptions with their outcome.
 import { z } from 'zod';
 import { ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { Explanation, ExplanationCode } from '../redemptions/redemption.schemas.js';
+import { RefusalFields } from '../redemptions/redemption.schemas.js';
 
 const Points = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -146,16 +146,18 @@ export type RewardRedemption = z.infer<typeof RewardRedemption>;
 export const RedeemRewardBody = z.object({ rewardId: Uuid, idempotencyKey: z.string().min(1).max(200).optional() });
 
 export const RewardRedemptionOutcome = z
-  .object({
-    ok: z.boolean(),
-    code: ExplanationCode.optional(),
-    message: z.string().optional(),
-    explanations: z.array(Explanation).optional(),
-    idempotent: z.boolean().optional(),
-    rewardRedemption: RewardRedemption.optional(),
-    member: z.object({ balance: z.number().int() }).optional(),
-  })
-  .meta({ id: 'RewardRedemptionOutcome' });
+  .discriminatedUnion('ok', [
+    z
+      .object({
+        ok: z.literal(true),
+        idempotent: z.boolean().optional(),
+        rewardRedemption: RewardRedemption,
+        member: z.object({ balance: z.number().int() }).optional(),
+      })
+      .meta({ id: 'RewardRedeemed' }),
+    z.object({ ok: z.literal(false), ...RefusalFields, idempotent: z.boolean().optional() }).meta({ id: 'RewardRedemptionRefused' }),
+  ])
+  .meta({ id: 'RewardRedemptionOutcome', description: 'A reward redemption decision, discriminated on `ok`.' });
 export type RewardRedemptionOutcome = z.infer<typeof RewardRedemptionOutcome>;
 
 const PoolCode = z

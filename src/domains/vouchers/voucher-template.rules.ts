@@ -32,7 +32,22 @@ export interface VoucherFields {
 
 export type VoucherInput = Omit<CreateVoucherBody, 'code' | 'campaignId'>;
 
-export type TemplateResult = { ok: true; fields: VoucherFields } | { ok: false; errors: ProblemFieldError[] };
+/** `currency_required`: the voucher's amounts are money and neither it nor its campaign names a currency. */
+export type TemplateResult = { ok: true; fields: VoucherFields } | { ok: false; errors: ProblemFieldError[]; code?: 'currency_required' };
+
+/**
+ * The fields of a voucher that are sums of money (minor units of some currency), by their path: without a currency an
+ * AMOUNT discount of 500 would take 500 off an order in any currency. PERCENT (without a cap) and UNIT discounts take
+ * a share or units of the order itself, in the order's currency, so they need none.
+ */
+export function moneyFieldsOf(discount: Discount | null | undefined, maxDiscount: number | null | undefined): string[] {
+  const fields: string[] = [];
+  if (discount?.type === 'AMOUNT') fields.push('discount.amountOff');
+  if (discount?.type === 'FIXED') fields.push('discount.fixedAmount');
+  if (discount?.type === 'PERCENT' && discount.amountLimit !== undefined) fields.push('discount.amountLimit');
+  if (maxDiscount !== null && maxDiscount !== undefined) fields.push('maxDiscount');
+  return fields;
+}
 
 const VOUCHER_TYPE_OF_CAMPAIGN: Readonly<Record<string, VoucherType>> = { GIFT_VOUCHERS: 'GIFT_CARD', LOYALTY_PROGRAM: 'LOYALTY_CARD' };
 
@@ -74,6 +89,13 @@ export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSour
   if (startDate && expirationDate && Date.parse(expirationDate) < Date.parse(startDate)) fail('expirationDate', 'expirationDate is before startDate');
   if (errors.length) return { ok: false, errors };
 
+  const maxDiscount = inherit(input.maxDiscount, template.maxDiscount);
+  const money = moneyFieldsOf(discount, maxDiscount);
+  if (money.length && !currency && !campaign?.currency) {
+    const message = `${money.join(', ')} ${money.length > 1 ? 'are' : 'is'} money: give the voucher a currency (or its campaign one)`;
+    return { ok: false, code: 'currency_required', errors: [{ path: `${path}.currency`, message }] };
+  }
+
   return {
     ok: true,
     fields: {
@@ -88,7 +110,7 @@ export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSour
       perCustomerLimit: inherit(input.perCustomerLimit, template.perCustomerLimit),
       priority: inherit(input.priority, template.priority),
       exclusive: inherit(input.exclusive, template.exclusive),
-      maxDiscount: inherit(input.maxDiscount, template.maxDiscount),
+      maxDiscount,
       customerId: input.customerId ?? null,
       validationRuleIds: input.validationRuleIds ?? [],
       schedule: inherit(input.schedule, template.schedule),

@@ -116,34 +116,52 @@ export async function lockCodeGeneration(tx: Sql, workspaceId: string): Promise<
   await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [CODE_GENERATION_LOCK, workspaceId]);
 }
 
+/** Candidate codes with the ids their vouchers get (time-ordered: appended to the id indexes, not scattered). */
+export interface CodeCandidates {
+  codes: string[];
+  ids: string[];
+}
+
 /**
  * Inserts a voucher for each of the first `limit` candidate codes still free; taken codes are skipped. Gift cards get
- * their CREDITS_ADDED entry in the same statement.
+ * their CREDITS_ADDED entry in the same statement. With no more candidates than `limit` (the first round of a
+ * generation), ON CONFLICT alone skips the taken codes: the NOT EXISTS probe that keeps the LIMIT from counting them
+ * would cost one more index lookup per row.
  */
 export async function insertGeneratedVouchers(
   db: Sql,
   workspaceId: string,
   campaignId: string,
   fields: VoucherFields,
-  candidates: string[],
+  candidates: CodeCandidates,
   limit: number,
 ): Promise<string[]> {
-  const { rows } = await db.query<{ code: string }>(
-    `WITH inserted AS (
-       INSERT INTO vouchers (${INSERT_COLUMNS}, code)
-       SELECT ${INSERT_VALUES}, candidate.code FROM unnest($19::text[]) AS candidate (code)
-       WHERE NOT EXISTS (SELECT 1 FROM vouchers taken WHERE taken.workspace_id = $1 AND taken.code = candidate.code)
-       LIMIT $20
+  const cut = candidates.codes.length > limit;
+  const credits = fields.giftAmount !== null;
+  const inserted = `INSERT INTO vouchers (id, ${INSERT_COLUMNS}, code)
+       SELECT candidate.id, ${INSERT_VALUES}, candidate.code FROM unnest($19::text[], $20::uuid[]) AS candidate (code, id)
+       ${cut ? 'WHERE NOT EXISTS (SELECT 1 FROM vouchers taken WHERE taken.workspace_id = $1 AND taken.code = candidate.code) LIMIT $21' : ''}
        ON CONFLICT (workspace_id, code) DO NOTHING
-       RETURNING id, code, gift_balance
-     ), credits AS (
-       INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after)
-       SELECT $1, id, 'CREDITS_ADDED', gift_balance, gift_balance FROM inserted WHERE gift_balance IS NOT NULL
-     )
-     SELECT code FROM inserted`,
-    [...fieldValues(workspaceId, campaignId, fields), candidates, limit],
-  );
+       RETURNING id, code, gift_balance`;
+  const text = credits
+    ? `WITH inserted AS (${inserted}), credits AS (
+         INSERT INTO gift_ledger_entries (workspace_id, voucher_id, type, amount, balance_after)
+         SELECT $1, id, 'CREDITS_ADDED', gift_balance, gift_balance FROM inserted
+       )
+       SELECT code FROM inserted`
+    : inserted;
+  const values = [...fieldValues(workspaceId, campaignId, fields), candidates.codes, candidates.ids, ...(cut ? [limit] : [])];
+  const { rows } = await db.query<{ code: string }>(text, values);
   return rows.map((row) => row.code);
+}
+
+/**
+ * Whether the planner's statistics know fewer vouchers than a bulk insert just added: then lookups by code may be
+ * planned as scans until the next ANALYZE. Otherwise the planner scales what it knows to the table's current size.
+ */
+export async function voucherStatisticsAreBehind(db: Sql, added: number): Promise<boolean> {
+  const { rows } = await db.query<{ known: number }>(`SELECT reltuples::float8 AS known FROM pg_class WHERE oid = 'vouchers'::regclass`);
+  return (rows[0]?.known ?? -1) < added;
 }
 
 export async function insertGiftCredits(db: Sql, workspaceId: string, voucherId: string, amount: number, balanceAfter: number): Promise<void> {
@@ -191,24 +209,27 @@ export async function patchVoucher(db: Sql, workspaceId: string, code: string, p
          CASE WHEN 'discount' = ANY($3) THEN $13::jsonb ELSE discount END AS discount,
          CASE WHEN 'validationRuleIds' = ANY($3) THEN $14::uuid[] ELSE validation_rule_ids END AS validation_rule_ids,
          CASE WHEN 'metadata' = ANY($3) THEN $15::jsonb ELSE metadata END AS metadata,
-         CASE WHEN 'schedule' = ANY($3) THEN $16::jsonb ELSE schedule END AS schedule
+         CASE WHEN 'schedule' = ANY($3) THEN $16::jsonb ELSE schedule END AS schedule,
+         CASE WHEN 'currency' = ANY($3) THEN $17::text ELSE currency END AS currency
        FROM vouchers WHERE workspace_id = $1 AND code = $2 AND kind = 'CODE' FOR UPDATE
      )
      UPDATE vouchers c SET active = n.active, start_date = n.start_date, expiration_date = n.expiration_date,
        redemption_limit = n.redemption_limit, per_customer_limit = n.per_customer_limit, priority = n.priority,
        exclusive = n.exclusive, max_discount = n.max_discount, customer_id = n.customer_id, discount = n.discount,
-       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, schedule = n.schedule, updated_at = now()
+       validation_rule_ids = n.validation_rule_ids, metadata = n.metadata, schedule = n.schedule, currency = n.currency,
+       updated_at = now()
      FROM next n
      WHERE c.id = n.id
        AND (n.start_date IS NULL OR n.expiration_date IS NULL OR n.start_date <= n.expiration_date)
        AND (n.redemption_limit IS NULL OR c.redeemed_count <= n.redemption_limit)
        AND (n.discount IS NULL OR c.type = 'DISCOUNT')
+       AND (c.currency IS NULL OR c.currency = n.currency)
      RETURNING ${UPDATED_COLUMNS}`,
     [
       workspaceId, code, present, patch.active ?? null, patch.startDate ?? null, patch.expirationDate ?? null,
       patch.redemptionLimit ?? null, patch.perCustomerLimit ?? null, patch.priority ?? null, patch.exclusive ?? null,
       patch.maxDiscount ?? null, patch.customerId ?? null, patch.discount ?? null, patch.validationRuleIds ?? null,
-      patch.metadata ?? null, patch.schedule ?? null,
+      patch.metadata ?? null, patch.schedule ?? null, patch.currency ?? null,
     ],
   );
   return rows[0] && toVoucher(rows[0]);

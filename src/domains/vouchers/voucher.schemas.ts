@@ -142,7 +142,13 @@ const voucherSettings = {
   metadata: Metadata,
 };
 
-export const UpdateVoucherBody = z.object(voucherSettings).partial().refine(datesInOrder, DATES_OUT_OF_ORDER);
+export const UpdateVoucherBody = z
+  .object({
+    ...voucherSettings,
+    currency: Currency.meta({ description: 'For a voucher without a currency (made before money amounts required one); a currency once set does not change.' }),
+  })
+  .partial()
+  .refine(datesInOrder, DATES_OUT_OF_ORDER);
 export type UpdateVoucherBody = z.infer<typeof UpdateVoucherBody>;
 
 export const CreateVoucherBody = z

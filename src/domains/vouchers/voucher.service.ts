@@ -5,8 +5,8 @@ import { invalidField as invalid, problem, ProblemError } from '../../contract/p
 import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { unknownValidationRules } from '../rules/index.js';
-import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, type CodeSpec } from './voucher-code-generator.js';
-import { applyVoucherTemplate, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
+import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, timeOrderedIds, type CodeSpec } from './voucher-code-generator.js';
+import { applyVoucherTemplate, moneyFieldsOf, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
 import {
   deleteVoucherByCode,
   insertGeneratedVouchers,
@@ -17,6 +17,7 @@ import {
   patchVoucher,
   refreshVoucherStatistics,
   updateVoucherActive,
+  voucherStatisticsAreBehind,
 } from './voucher.queries.js';
 import type { CreateVoucherBody, GeneratedVouchers, GenerateVouchersBody, UpdateVoucherBody, Voucher } from './voucher.schemas.js';
 
@@ -29,7 +30,7 @@ const voucherNotFound = () => problem('not_found', 'no such voucher');
 
 function fieldsOrThrow(result: TemplateResult): VoucherFields {
   if (result.ok) return result.fields;
-  throw new ProblemError('invalid_request', result.errors.map((e) => e.message).join('; '), { errors: result.errors });
+  throw new ProblemError(result.code ?? 'invalid_request', result.errors.map((e) => e.message).join('; '), { errors: result.errors });
 }
 
 /** A campaign deleted between its lookup and the insert fails the foreign key: it is missing, as for the lookup. */
@@ -109,11 +110,29 @@ export async function updateVoucher({ tx, record, emit }: UnitOfWork, workspaceI
   }
   const unknownRules = await unknownValidationRules(tx, workspaceId, patch.validationRuleIds);
   if (unknownRules) throw unknownRules;
+  await requireCurrencyForMoney(tx, workspaceId, before, patch);
   const after = await patchVoucher(tx, workspaceId, code, patch);
   if (!after) throw refusedUpdate(before, patch);
   record({ resourceType: 'voucher', resourceId: after.id, before, after });
   emit('voucher.updated', { voucherId: after.id, code: after.code, voucher: after });
   return after;
+}
+
+/** A patch that makes the voucher's amounts money (an AMOUNT discount, a maxDiscount) needs a currency to count them in. */
+async function requireCurrencyForMoney(tx: Sql, workspaceId: string, before: Voucher, patch: UpdateVoucherBody): Promise<void> {
+  if (patch.currency !== undefined && before.currency && patch.currency !== before.currency) {
+    throw invalid('body.currency', `the voucher's currency is ${before.currency}; a currency once set does not change`);
+  }
+  const campaign = before.campaignId ? await findCampaign(tx, workspaceId, before.campaignId) : undefined;
+  if (patch.currency !== undefined && campaign?.currency && patch.currency !== campaign.currency) {
+    throw invalid('body.currency', `currency ${patch.currency} differs from the campaign currency ${campaign.currency}`);
+  }
+  const discount = patch.discount !== undefined ? patch.discount : before.discount;
+  const maxDiscount = patch.maxDiscount !== undefined ? patch.maxDiscount : before.maxDiscount;
+  const money = moneyFieldsOf(discount, maxDiscount);
+  if (!money.length || before.currency || patch.currency || campaign?.currency) return;
+  const message = `${money.join(', ')} would be money without a currency: the voucher and its campaign name none`;
+  throw new ProblemError('currency_required', message, { errors: [{ path: 'body.currency', message }] });
 }
 
 /** Names the SQL guard that refused an update of the (locked, so unchanged) voucher. */
@@ -192,7 +211,9 @@ async function insertCampaignCodes(tx: Sql, workspaceId: string, campaignId: str
  * may be planned as scans of the workspace's vouchers.
  */
 export async function refreshStatisticsAfterGeneration(db: Sql, generated: GeneratedVouchers): Promise<void> {
-  if (generated.count >= ANALYZE_AFTER) await refreshVoucherStatistics(db).catch(() => undefined);
+  if (generated.count < ANALYZE_AFTER) return;
+  // ANALYZE of a million-row table takes most of a second: only when the statistics know fewer rows than were added.
+  if (await voucherStatisticsAreBehind(db, generated.count).catch(() => true)) await refreshVoucherStatistics(db).catch(() => undefined);
 }
 
 const ANALYZE_AFTER = 1_000;
@@ -213,10 +234,13 @@ async function insertUniqueCodes(tx: Sql, workspaceId: string, campaignId: strin
     }
     const wanted = Math.min(missing * 2 ** round, MAX_CANDIDATES, untried);
     // In a crowded space most draws hit tried codes: allow several draws per code of the space before the next round.
-    const candidates = drawCodes(spec, wanted, tried, wanted * 10 + 8 * Math.min(space, 1_000_000));
-    // Free candidates cut by the LIMIT get marked tried too, but only in the round that completes the count.
-    for (const code of candidates) tried.add(code);
-    if (candidates.length) inserted.push(...(await insertGeneratedVouchers(tx, workspaceId, campaignId, fields, candidates, missing)));
+    const codes = drawCodes(spec, wanted, tried, wanted * 10 + 8 * Math.min(space, 1_000_000));
+    if (codes.length) {
+      const ids = timeOrderedIds(codes.length);
+      for (const code of await insertGeneratedVouchers(tx, workspaceId, campaignId, fields, { codes, ids }, missing)) inserted.push(code);
+    }
+    // Only a next round needs to know what was tried (free candidates cut by the LIMIT included).
+    if (inserted.length < count) for (const code of codes) tried.add(code);
   }
   return inserted;
 }

@@ -151,7 +151,7 @@ export class PartitionRuntime {
         const entry = this.cache.fresh(voucherKey(call.workspaceId, call.code), now);
         if (!entry || !this.ready(entry, call.customer, now)) return false;
         const outcome = this.validate(entry, call, now);
-        if (outcome.code === 'campaign_budget_exhausted' && this.budgets.verify(entry.snapshot, now)) return false;
+        if (!outcome.valid && outcome.code === 'campaign_budget_exhausted' && this.budgets.verify(entry.snapshot, now)) return false;
         this.countRefusal(call, outcome, now);
         reply(outcome);
         return true;
