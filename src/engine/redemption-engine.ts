@@ -64,7 +64,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     advertiseHost: options.link?.advertiseHost ?? (linkHost === '0.0.0.0' || linkHost === '::' ? '127.0.0.1' : linkHost),
     secret,
     log: options.log,
-    handle: (slot, call) => router.serve(slot, call),
+    serve: (slot, call) => router.serve(slot, call),
   });
   const link = new LinkClient(secret);
   const leases = new PartitionLeases({

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
+import { partitionOf } from '../../src/engine/partition-router.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
 
@@ -130,7 +131,13 @@ describe('insights with two service processes on one database', () => {
   }, 120_000);
 
   it('writes the refusals counted in memory when a process stops cleanly', async () => {
-    const missing = `NOPE-${randomUUID().slice(0, 8)}`;
+    // A code is decided (and its refusals counted) by the process that leases its slot: one of the first service's.
+    const ready = (await (await fetch(`${services[0]!.baseUrl}/ready`)).json()) as { checks: { partitions: { leases: { owned: number[] } } } };
+    const owned = new Set(ready.checks.partitions.leases.owned);
+    const { rows: keys } = await db.pool.query<{ workspace_id: string }>('SELECT workspace_id FROM api_keys LIMIT 1');
+    let missing = '';
+    do missing = `NOPE-${randomUUID().slice(0, 8)}`;
+    while (!owned.has(partitionOf(keys[0]!.workspace_id, missing, 64)));
     for (let i = 0; i < 7; i++) expect((await post(0, `/vouchers/${missing}/redemption`, { order: { amount: 100, currency: 'EUR' } })).body.code).toBe('voucher_not_found');
     await services[0]!.stop('SIGINT');
     const { rows } = await db.pool.query(`SELECT sum(count)::int8 AS n FROM refusal_counts WHERE code = 'voucher_not_found' AND source = 'redemption'`);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrate, MigrationChecksumError, readMigrationFiles } from '../../src/platform/migrations.js';
 import { schemaDir } from '../../src/platform/paths.js';
 
-const SYSTEM_TABLES = ['schema_migrations', 'worker_heartbeats'];
+// Installation-wide, not a tenant's: migrations, the worker's heartbeat, and the engine's members, leases and link secret.
+const SYSTEM_TABLES = ['schema_migrations', 'worker_heartbeats', 'engine_members', 'engine_secret', 'partition_leases'];
 let admin: pg.Client;
 const created: string[] = [];
 

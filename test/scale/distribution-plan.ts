@@ -13,6 +13,8 @@ export const DISTRIBUTED = [
   // loyalty (pay with points runs in the engine's transaction)
   'loyalty_tiers', 'loyalty_earning_rules', 'loyalty_point_buckets', 'loyalty_ledger_entries', 'loyalty_point_draws',
   'loyalty_earnings', 'loyalty_event_inbox', 'custom_events', 'loyalty_point_rollups',
+  // the currency migration's record of what it changed (schema/0029)
+  'voucher_currency_backfills',
   // the rest of a workspace's data
   'segments', 'segment_members', 'publications', 'audit_entries', 'imports', 'webhook_endpoints', 'webhook_deliveries',
   'webhook_delivery_attempts', 'reward_types', 'rewards', 'loyalty_program_rewards', 'loyalty_program_reward_prices',

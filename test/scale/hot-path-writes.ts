@@ -22,7 +22,7 @@ export async function runHotPath(api: ApiClient): Promise<HotPathRun> {
     name: `budgeted ${tag}`, type: 'DISCOUNT_COUPONS', budget: { total: { redemptions: 100 } },
   });
   const discount = await api.create('/api/v1/vouchers', {
-    code: `D-${tag}`, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, campaignId: campaign.id,
+    code: `D-${tag}`, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 500 }, campaignId: campaign.id,
     redemptionLimit: 10, perCustomerLimit: 3,
   });
   const second = await api.create('/api/v1/vouchers', { code: `S-${tag}`, type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } });

@@ -103,7 +103,7 @@ describe('partition leases across three web processes', () => {
   it('keeps a limit of 50 under 400 racing redemptions and a gift card exact, requests spread over all three', async () => {
     const limited = (await codeOwnedBy(members[0]!, 'LEASE')).code;
     const gift = (await codeOwnedBy(members[1]!, 'LEASEG')).code;
-    expect((await post(2, '/vouchers', { code: limited, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 50 })).status).toBe(201);
+    expect((await post(2, '/vouchers', { code: limited, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 50 })).status).toBe(201);
     expect((await post(2, '/vouchers', { code: gift, type: 'GIFT_CARD', gift: { amount: 10_000, currency: 'EUR' } })).status).toBe(201);
     const [limitedResults, giftResults] = await Promise.all([
       Promise.all(Array.from({ length: 400 }, (_, i) => post(i % 3, `/vouchers/${limited}/redemption`, { order }))),
@@ -128,7 +128,7 @@ describe('partition leases across three web processes', () => {
   it('redeems stacks whose vouchers have three different owners atomically, never past a limit', async () => {
     const codes = await Promise.all(members.map(async (m, i) => (await codeOwnedBy(m, `SPAN${i}`)).code));
     for (const code of codes) {
-      expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 20 })).status).toBe(201);
+      expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 20 })).status).toBe(201);
     }
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
@@ -148,7 +148,7 @@ describe('partition leases across three web processes', () => {
   it('moves a killed owner’s slots within the lease time, loses no acknowledged write, and refuses its token', async () => {
     const victim = 2;
     const { code, slot } = await codeOwnedBy(members[victim]!, 'KILL');
-    expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 300 })).status).toBe(201);
+    expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 300 })).status).toBe(201);
     const before = (await leases())[slot]!;
     expect(before.owner).toBe(members[victim]);
 

@@ -67,7 +67,7 @@ describe('WEB_PROCESSES=2', () => {
     const create = await fetch(`${service.baseUrl}/api/v1/vouchers`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100, currency: 'EUR' }, redemptionLimit: 50 }),
+      body: JSON.stringify({ code, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 50 }),
     });
     expect(create.status).toBe(201);
     const answers = await Promise.all(

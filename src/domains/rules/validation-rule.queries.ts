@@ -100,12 +100,16 @@ export interface RuleUser {
   name: string;
 }
 
-/** Campaigns and vouchers (codes and tiers) that list the rule in validation_rule_ids; at most `limit`. */
+/**
+ * Campaigns and vouchers (codes and tiers) that list the rule in validation_rule_ids; at most `limit`. The vouchers'
+ * condition repeats the predicate of their partial index (schema/0035), so the planner can use it.
+ */
 export async function findValidationRuleUsers(db: Sql, workspaceId: string, id: string, limit = 20): Promise<RuleUser[]> {
   const { rows } = await db.query<RuleUser & { [column: string]: unknown }>(
     `(SELECT 'campaign' AS kind, id, name FROM campaigns WHERE workspace_id = $1 AND validation_rule_ids @> ARRAY[$2::uuid] LIMIT $3)
      UNION ALL
-     (SELECT 'voucher' AS kind, id, code AS name FROM vouchers WHERE workspace_id = $1 AND validation_rule_ids @> ARRAY[$2::uuid] LIMIT $3)`,
+     (SELECT 'voucher' AS kind, id, code AS name FROM vouchers
+       WHERE workspace_id = $1 AND validation_rule_ids <> '{}' AND validation_rule_ids @> ARRAY[$2::uuid] LIMIT $3)`,
     [workspaceId, id, limit],
   );
   return rows;
@@ -117,7 +121,7 @@ export async function deleteValidationRule(db: Sql, workspaceId: string, id: str
     `WITH users AS (
        SELECT 1 FROM campaigns WHERE workspace_id = $1 AND validation_rule_ids @> ARRAY[$2::uuid]
        UNION ALL
-       SELECT 1 FROM vouchers WHERE workspace_id = $1 AND validation_rule_ids @> ARRAY[$2::uuid]
+       SELECT 1 FROM vouchers WHERE workspace_id = $1 AND validation_rule_ids <> '{}' AND validation_rule_ids @> ARRAY[$2::uuid]
      ), deleted AS (
        DELETE FROM validation_rules WHERE workspace_id = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM users) RETURNING 1
      )

@@ -29,14 +29,14 @@ export interface LinkServer {
   close(): Promise<void>;
 }
 
-/** Serves calls for the slots this member holds; `handle` throws NotOwner for any other. */
+/** Serves calls for the slots this member holds; `serve` throws NotOwner for any other. */
 export async function startLinkServer(options: {
   host: string;
   port: number;
   advertiseHost: string;
   secret: string;
   log: Logger;
-  handle: (slot: number, call: PartitionCall) => Promise<unknown>;
+  serve: (slot: number, call: PartitionCall) => Promise<unknown>;
 }): Promise<LinkServer> {
   const expected = Buffer.from(options.secret);
   const server = http.createServer((req, res) => {
@@ -65,7 +65,7 @@ export async function startLinkServer(options: {
       // Every call of the batch at once (each partition batches them again); one reply with all the answers.
       void Promise.all(
         calls.map(({ slot, call }) =>
-          options.handle(slot, call).then(
+          options.serve(slot, call).then(
             (result): LinkReply => ({ result }),
             (error: unknown): LinkReply => {
               if (error instanceof NotOwner) return { notOwner: true };
