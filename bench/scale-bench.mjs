@@ -113,7 +113,7 @@ async function main() {
   const rows = [await measure('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody })];
 
   let service = await start(1);
-  await api('POST', '/vouchers', { code: 'HOT', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500, currency: 'EUR' }, redemptionLimit: 2_000_000_000 });
+  await api('POST', '/vouchers', { code: 'HOT', type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 2_000_000_000 });
   const campaign = await api('POST', '/campaigns', { name: 'spread', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1_000_000 } });
   const spread = (await api('POST', `/campaigns/${campaign.id}/vouchers/generate`, { count: 10_000 })).codes;
   const pick = () => spread[Math.floor(Math.random() * spread.length)];
