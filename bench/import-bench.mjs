@@ -3,13 +3,12 @@
 // then the same as NDJSON, the same CSV again (every row refused as existing), and in the same run the reference: bulk
 // generation of as many codes through vouchers.generate (100,000 per call). Prints a table and one JSON line.
 // Run under the machine-wide lock: flock /tmp/bench.lock node bench/import-bench.mjs (after npm run build).
-import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, runBounded } from './support.mjs';
+import { freePort, runBounded, serviceEnv, startServiceProcess } from './support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
@@ -17,16 +16,6 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 900) * 1000;
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const cleanups = [];
 const alnum = (n) => Array.from({ length: n }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[randomInt(62)]).join('');
-
-async function waitFor(url, child, output, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`process exited:\n${output()}`);
-    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`not ready: ${url}\n${output()}`);
-}
 
 /** CPU seconds (user + system) of a process so far. */
 async function cpuSeconds(pid) {
@@ -54,28 +43,10 @@ async function main() {
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   const key = `service_${alnum(12)}_${alnum(40)}`;
   const port = await freePort();
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    WORKER_HEALTH_PORT: String(await freePort()),
-    START_WORKER: 'false',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    BOOTSTRAP_API_KEY: key,
-  };
-  delete env.DATABASE_URL;
+  const env = serviceEnv({ dataDir, port, healthPort: await freePort(), key });
   console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);
-  let output = '';
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  cleanups.push(async () => {
-    child.kill('SIGINT');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-  });
+  const { child } = await startServiceProcess(root, env, cleanups);
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(`${baseUrl}/ready`, child, () => output);
   const auth = { authorization: `Bearer ${key}` };
   const api = async (method, p, json) => {
     const res = await fetch(`${baseUrl}/api/v1${p}`, { method, headers: { ...auth, 'content-type': 'application/json' }, body: json && JSON.stringify(json) });

@@ -6,7 +6,7 @@
 // INSIGHTS_ROLLUP=false (own codes, so neither cache goes stale), in the order on, off, off, on (BENCH_ROLLUP=0 skips).
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, runBounded } from './support.mjs';
+import { freePort, runBounded, serviceEnv, startServiceProcess } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,16 +32,6 @@ const alnum = (n) => {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   return Array.from(randomBytes(n), (b) => chars[b % chars.length]).join('');
 };
-
-async function waitFor(url, child, output, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`process exited:\n${output()}`);
-    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`not ready: ${url}\n${output()}`);
-}
 
 function startReference(script, args) {
   const child = fork(path.join(root, 'bench/reference', script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -82,34 +72,20 @@ async function main() {
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
   const key = `service_${alnum(12)}_${alnum(40)}`;
   const port = await freePort();
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    WORKER_HEALTH_PORT: String(await freePort()),
-    START_WORKER: 'false',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    BOOTSTRAP_API_KEY: key,
-    ENGINE_CACHE_SIZE: process.env.ENGINE_CACHE_SIZE ?? '100000',
-    // One web process, as the rows before WEB_PROCESSES had; `npm run bench:scale` compares 1 with 2.
-    WEB_PROCESSES: process.env.WEB_PROCESSES ?? '1',
-  };
-  delete env.DATABASE_URL;
+  const env = serviceEnv({
+    dataDir,
+    port,
+    healthPort: await freePort(),
+    key,
+    extra: {
+      ENGINE_CACHE_SIZE: process.env.ENGINE_CACHE_SIZE ?? '100000',
+      // One web process, as the rows before WEB_PROCESSES had; `npm run bench:scale` compares 1 with 2.
+      WEB_PROCESSES: process.env.WEB_PROCESSES ?? '1',
+    },
+  });
   console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);
-  const startService = async (serviceEnv, servicePort) => {
-    let output = '';
-    const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env: serviceEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    cleanups.push(async () => {
-      child.kill('SIGINT');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-    });
-    await waitFor(`http://127.0.0.1:${servicePort}/ready`, child, () => output);
-    return child;
-  };
-  const service = await startService(env, port);
+  const startService = async (serviceEnv) => (await startServiceProcess(root, serviceEnv, cleanups)).child;
+  const service = await startService(env);
   const baseUrl = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${key}` };
   const api = async (method, p, body) => {
@@ -345,7 +321,7 @@ async function main() {
 async function compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService }) {
   const offPort = await freePort();
   const offEnv = { ...env, DATABASE_URL: databaseUrl, PORT: String(offPort), WORKER_HEALTH_PORT: String(await freePort()), INSIGHTS_ROLLUP: 'false' };
-  await startService(offEnv, offPort);
+  await startService(offEnv);
   const offUrl = `http://127.0.0.1:${offPort}`;
   const pickFrom = (codes) => () => codes[Math.floor(Math.random() * codes.length)];
   const scenarios = [

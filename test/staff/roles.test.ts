@@ -121,6 +121,19 @@ describe('invitations', () => {
     expect((await admin.browser.post('/staff-invitations', { email: 'bad', role: 'viewer' })).status).toBe(400);
     expect((await admin.browser.post('/staff-invitations', { email: 'ok@example.com', role: 'god' })).status).toBe(400);
   });
+
+  it('invites an email that is staff in another workspace like any other (no answer tells), and refuses it only at acceptance', async () => {
+    const elsewhere = await staffUser(service, (await service.newWorkspace()).key, 'viewer');
+    const fresh = await send(service, 'POST', '/staff-invitations', { body: { email: `new-${Date.now()}@example.com`, role: 'viewer' }, headers: { authorization: `Bearer ${key}` } });
+    const taken = await send(service, 'POST', '/staff-invitations', { body: { email: elsewhere.email, role: 'viewer' }, headers: { authorization: `Bearer ${key}` } });
+    expect([fresh.status, taken.status]).toEqual([201, 201]);
+    expect(Object.keys(taken.body).sort()).toEqual(Object.keys(fresh.body).sort());
+    const accepted = await send(service, 'POST', '/staff-invitations/accept', { body: { token: taken.body.token, password: 'another long passphrase here' } });
+    expect(accepted.status).toBe(409);
+    expect(accepted.body.detail).toContain('one email, one workspace');
+    const { rows } = await service.pool.query('SELECT count(*)::int AS n FROM staff_users WHERE email = $1', [elsewhere.email]);
+    expect(rows[0].n).toBe(1);
+  });
 });
 
 describe('staff users', () => {

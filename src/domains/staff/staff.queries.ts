@@ -58,8 +58,9 @@ export async function findStaffUser(db: Sql, workspaceId: string, id: string, lo
   return rows[0] && { user: toStaffUser(rows[0]), passwordHash: rows[0].password_hash };
 }
 
-export async function staffEmailExists(db: Sql, email: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM staff_users WHERE email = $1', [email]);
+/** Whether a staff user has the email: in the given workspace, or (no workspace given) in any. */
+export async function staffEmailExists(db: Sql, email: string, workspaceId?: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM staff_users WHERE email = $1 AND ($2::uuid IS NULL OR workspace_id = $2)', [email, workspaceId ?? null]);
   return (rowCount ?? 0) > 0;
 }
 

@@ -113,8 +113,13 @@ export interface InvitationRequest {
   ttlMs: number;
 }
 
+/**
+ * An email already staff in this workspace is refused (409). One that is staff in another workspace is invited like
+ * any other: refusing it would tell this workspace's admins who is staff elsewhere. An email signs in to one workspace
+ * only, so its acceptance is then refused, to the one holding the token (the email's owner), who can ask for another.
+ */
 export async function createInvitation(tx: Sql, request: InvitationRequest): Promise<CreatedStaffInvitation> {
-  if (await staffEmailExists(tx, request.email)) throw problem('conflict', `a staff user with the email ${request.email} exists already`);
+  if (await staffEmailExists(tx, request.email, request.workspaceId)) throw problem('conflict', `a staff user with the email ${request.email} exists already`);
   const token = generateToken();
   const invitation = await insertInvitation(tx, { ...request, tokenHash: hashToken(token) });
   // The token travels in the fragment: browsers never send it to a server, so no access log holds it.
@@ -134,7 +139,9 @@ export async function acceptInvitation(
     const invitation = await takeInvitation(tx, hashToken(input.token));
     if (!invitation) throw problem('invalid_request', 'the invitation is unknown, used or expired');
     const user = await insertStaffUser(tx, { workspaceId: invitation.workspaceId, email: invitation.email, name: input.name, role: invitation.role, passwordHash });
-    if (!user) throw problem('conflict', `a staff user with the email ${invitation.email} exists already`);
+    if (!user) {
+      throw problem('conflict', `the email ${invitation.email} already signs in to a workspace (one email, one workspace): accept with another email, or sign in with this one`);
+    }
     await linkInvitation(tx, invitation.workspaceId, invitation.id, user.id);
     const opened = await openSession(tx, settings, user);
     const change: RecordedChange = { resourceType: 'staff_user', resourceId: user.id, after: user };
