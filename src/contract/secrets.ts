@@ -13,9 +13,10 @@ function isSecret(schema: z.ZodType): boolean {
   return (schema.meta() as Record<string, unknown> | undefined)?.[SECRET_META] === true;
 }
 
-/** The property names that are secrets anywhere in the given schemas (objects, arrays, unions, wrappers). */
-export function secretFieldNames(schemas: ReadonlyArray<z.ZodType | undefined>): ReadonlySet<string> {
-  const names = new Set<string>();
+/** The property names of the given schemas (objects, arrays, unions, wrappers), those marked secret and the others. */
+function fieldNames(schemas: ReadonlyArray<z.ZodType | undefined>): { secret: Set<string>; open: Set<string> } {
+  const secret = new Set<string>();
+  const open = new Set<string>();
   const seen = new Set<z.ZodType>();
   const visit = (schema: z.ZodType | undefined): void => {
     if (!schema || seen.has(schema)) return;
@@ -23,7 +24,7 @@ export function secretFieldNames(schemas: ReadonlyArray<z.ZodType | undefined>):
     const def = (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
     if (def.type === 'object') {
       for (const [name, field] of Object.entries((schema as z.ZodObject).shape as Record<string, z.ZodType>)) {
-        if (isSecret(field) || isSecret(unwrap(field))) names.add(name);
+        (isSecret(field) || isSecret(unwrap(field)) ? secret : open).add(name);
         visit(field);
       }
       return;
@@ -32,7 +33,23 @@ export function secretFieldNames(schemas: ReadonlyArray<z.ZodType | undefined>):
     for (const option of (def.options as z.ZodType[] | undefined) ?? []) visit(option);
   };
   for (const schema of schemas) visit(schema);
-  return names;
+  return { secret, open };
+}
+
+/** The property names that are secrets anywhere in the given schemas (objects, arrays, unions, wrappers). */
+export function secretFieldNames(schemas: ReadonlyArray<z.ZodType | undefined>): ReadonlySet<string> {
+  return fieldNames(schemas).secret;
+}
+
+/**
+ * The names one operation's records are redacted by: every secret name of the registry (`all`), except those the
+ * operation's own schemas declare as plain fields and never as secrets. A reward type's `key` is its name, shown in its
+ * audit entry; an API key's `key` stays redacted everywhere else, including in operations that do not mention it.
+ */
+export function secretFieldNamesFor(all: ReadonlySet<string>, schemas: ReadonlyArray<z.ZodType | undefined>): ReadonlySet<string> {
+  const own = fieldNames(schemas);
+  const names = new Set([...all].filter((name) => own.secret.has(name) || !own.open.has(name)));
+  return names.size === all.size ? all : names;
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {

@@ -7,6 +7,7 @@ import { Existing, type AuditTrail, type BoundHandler, type HandlerContext, type
 import type { Operation } from '../contract/operation.js';
 import { ProblemError, type ProblemFieldError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
+import { secretFieldNamesFor } from '../contract/secrets.js';
 import { createMutations } from '../domains/audit/index.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimitDecision } from '../platform/rate-limit.js';
@@ -70,6 +71,8 @@ export class OperationPipeline {
   readonly #byName: ReadonlyMap<string, BoundHandler>;
   readonly #authenticators: readonly Authenticator[];
   readonly #secretFields: ReadonlySet<string>;
+  /** Per operation: the registry's secret names but those its own schemas declare plain (secretFieldNamesFor). */
+  readonly #secretFieldsOf: ReadonlyMap<string, ReadonlySet<string>>;
   readonly #rateLimits: RequestRateLimits | undefined;
 
   constructor(options: PipelineOptions) {
@@ -78,6 +81,7 @@ export class OperationPipeline {
     this.#byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
     this.#authenticators = options.authenticators;
     this.#secretFields = options.secretFields;
+    this.#secretFieldsOf = new Map(options.handlers.map((h) => [h.operation.name, secretFieldNamesFor(options.secretFields, [h.operation.body, h.operation.output])]));
     this.#rateLimits = options.rateLimits;
   }
 
@@ -168,7 +172,7 @@ export class OperationPipeline {
       ip: request.ip,
       userAgent: request.userAgent,
     };
-    const mutations = createMutations(this.deps.db, trail, this.#secretFields);
+    const mutations = createMutations(this.deps.db, trail, this.#secretFieldsOf.get(operation.name) ?? this.#secretFields);
     const handler: HandlerContext<Operation> = {
       ...base,
       mutate: (work) => mutations.mutate(work),

@@ -28,6 +28,9 @@ describe('rewards catalog', () => {
       fulfillment: 'MANUAL',
     });
     expect((await api.post('/api/v1/reward-types', { key: 'workshop', name: 'again', attributesSchema: { properties: {} }, fulfillment: 'NONE' })).status).toBe(409);
+    // The type's `key` is its name, not a secret: its audit entry shows it (an API key's `key` stays redacted).
+    const { rows: entries } = await service.pool.query(`SELECT changes FROM audit_entries WHERE resource_id = $1 AND operation = 'rewardTypes.create'`, [type.id]);
+    expect(entries.map((e) => e.changes.after?.key)).toEqual(['workshop']);
     const bad = await api.post('/api/v1/rewards', { name: 'Seat', type: 'CUSTOM', rewardTypeId: type.id, attributes: { city: 'Rome', seats: 1.5, colour: 'red' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body.attributes.city', 'body.attributes.colour', 'body.attributes.seats']);
