@@ -3,7 +3,8 @@
 // prints one table (req/s, p50, p99, ratios to each reference), then the bulk figures: 1,000,000 codes generated and
 // inserted, and the service's RSS with them in the database and a bounded cache. The insights rollup is compared in
 // the same run: hot-code and spread redeem against a second service process on the same database started with
-// INSIGHTS_ROLLUP=false (own codes, so neither cache goes stale), in the order on, off, off, on (BENCH_ROLLUP=0 skips).
+// INSIGHTS_ROLLUP=false (each process measured on codes whose partition slots it holds itself, so nothing is forwarded
+// to the other), in the order on, off, off, on (BENCH_ROLLUP=0 skips); the second process then stops.
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
 import { fork } from 'node:child_process';
@@ -84,8 +85,8 @@ async function main() {
     },
   });
   console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);
-  const startService = async (serviceEnv) => (await startServiceProcess(root, serviceEnv, cleanups)).child;
-  const service = await startService(env);
+  const startService = (serviceEnv) => startServiceProcess(root, serviceEnv, cleanups);
+  const service = (await startService(env)).child;
   const baseUrl = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${key}` };
   const api = async (method, p, body) => {
@@ -110,7 +111,6 @@ async function main() {
   const spreadCampaign = await api('POST', '/campaigns', { name: 'spread', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1_000_000 } });
   const spread = (await api('POST', `/campaigns/${spreadCampaign.id}/vouchers/generate`, { count: 10_000 })).codes;
   // The rollup-off service's own codes, alike: a code written by both processes would make their caches go stale.
-  await api('POST', '/vouchers', { code: 'HOT-OFF', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, currency: 'EUR', redemptionLimit: 2_000_000_000 });
   const spreadOffCampaign = await api('POST', '/campaigns', { name: 'spread, rollup off', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, redemptionLimit: 1_000_000 } });
   const spreadOff = (await api('POST', `/campaigns/${spreadOffCampaign.id}/vouchers/generate`, { count: 10_000 })).codes;
 
@@ -145,7 +145,7 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
-  const rollupRows = ROLLUP_COMPARE ? await compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService }) : [];
+  const rollupRows = ROLLUP_COMPARE ? await compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api }) : [];
   const gift = await load('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
   const points = await load('pay with points, hot card', { url: `${baseUrl}/api/v1/vouchers/POINTS/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
   const stack = await load('3-voucher stack', {
@@ -318,26 +318,64 @@ async function main() {
  * same database with INSIGHTS_ROLLUP=false, redeeming its own codes), in the order on, off, off, on, so that a drift of
  * the machine during the runs weighs on both alike.
  */
-async function compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService }) {
+/** The engine's slot of a code (FNV-1a of workspace id and code, mod 64): which process decides it. */
+function slotOf(workspaceId, code) {
+  let hash = 0x811c9dc5;
+  const key = `${workspaceId}\u0000${code}`;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % 64;
+}
+
+/** The slots a service's process holds, once `members` processes have split the 64. */
+async function heldSlots(url, members = 2) {
+  for (let i = 0; i < 80; i++) {
+    const leases = (await (await fetch(`${url}/ready`)).json()).checks?.partitions?.leases;
+    if (leases && leases.members === members && leases.owned.length === 64 / members) return new Set(leases.owned);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not settle on 32 slots`);
+}
+
+/**
+ * The two processes share the database, so they split the 64 slots: each measures only codes it holds itself (a
+ * request for a code the other holds would be forwarded there and decided with the other's rollup setting).
+ */
+async function compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api }) {
   const offPort = await freePort();
   const offEnv = { ...env, DATABASE_URL: databaseUrl, PORT: String(offPort), WORKER_HEALTH_PORT: String(await freePort()), INSIGHTS_ROLLUP: 'false' };
-  await startService(offEnv);
+  const off = await startService(offEnv);
   const offUrl = `http://127.0.0.1:${offPort}`;
+  const [onSlots, offSlots] = [await heldSlots(baseUrl), await heldSlots(offUrl)];
+  const { id: workspaceId } = await api('GET', '/workspace');
+  const ownHot = async (prefix, slots) => {
+    let code;
+    do code = `${prefix}-${alnum(6)}`;
+    while (!slots.has(slotOf(workspaceId, code)));
+    await api('POST', '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, currency: 'EUR', redemptionLimit: 2_000_000_000 });
+    return code;
+  };
+  const [hotOn, hotOff] = [await ownHot('HOT-ON', onSlots), await ownHot('HOT-OFF', offSlots)];
+  const spreadOn = spread.filter((code) => onSlots.has(slotOf(workspaceId, code)));
+  const spreadOffOwn = spreadOff.filter((code) => offSlots.has(slotOf(workspaceId, code)));
+  console.error(`rollup comparison: each process measures its own codes (${spreadOn.length} and ${spreadOffOwn.length} of the 10,000 of each spread)`);
   const pickFrom = (codes) => () => codes[Math.floor(Math.random() * codes.length)];
   const scenarios = [
     {
       name: 'redeem, one hot code',
-      on: (label) => load(`rollup on: redeem, one hot code ${label}`, { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody }),
-      off: (label) => load(`rollup off: redeem, one hot code ${label}`, { url: `${offUrl}/api/v1/vouchers/HOT-OFF/redemption`, headers: auth, body: orderBody }),
+      on: (label) => load(`rollup on: redeem, one hot code ${label}`, { url: `${baseUrl}/api/v1/vouchers/${hotOn}/redemption`, headers: auth, body: orderBody }),
+      off: (label) => load(`rollup off: redeem, one hot code ${label}`, { url: `${offUrl}/api/v1/vouchers/${hotOff}/redemption`, headers: auth, body: orderBody }),
     },
     {
       name: 'redeem over 10,000 codes',
       on: (label) => {
-        const pick = pickFrom(spread);
+        const pick = pickFrom(spreadOn);
         return load(`rollup on: redeem over 10,000 codes ${label}`, { url: baseUrl, headers: auth, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }] });
       },
       off: (label) => {
-        const pick = pickFrom(spreadOff);
+        const pick = pickFrom(spreadOffOwn);
         return load(`rollup off: redeem over 10,000 codes ${label}`, { url: offUrl, headers: auth, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }] });
       },
     },
@@ -366,6 +404,9 @@ async function compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, sprea
     }
     rows.push(row);
   }
+  // The rows after this one measure the first process alone again: it takes all 64 slots back.
+  await off.stop();
+  await heldSlots(baseUrl, 1);
   return rows;
 }
 
