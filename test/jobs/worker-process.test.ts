@@ -1,14 +1,12 @@
 // The worker as a real process (dist/workers/background.js) on a test database: several copies share the work, a
 // SIGTERM lets the attempt in flight finish and be recorded, and a SIGKILL mid-delivery loses nothing: after a
 // restart the same event (same id) arrives again.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
-import { projectRoot } from '../../src/platform/paths.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
-import { baseEnv, freePort } from '../support/processes.js';
+import { baseEnv, freePort, spawnWorker, type WorkerProcess } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { createEndpoint, deliveryOf, deliveryWhen, independentlyVerifies, recordCustomerEvent, until } from '../webhooks/support.js';
@@ -31,33 +29,17 @@ afterAll(async () => {
   await service?.close();
 });
 
-interface WorkerProcess {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
 async function startWorker(): Promise<WorkerProcess> {
-  const port = await freePort();
   const env = baseEnv({
     DATABASE_URL: service.db.url,
     SECRET_KEY,
-    WORKER_HEALTH_PORT: String(port),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_RETRY_SCHEDULE: '1s,1s',
   });
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/workers/background.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  workers.push(child);
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
-    return (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0)) === 200;
-  }, 30_000, 'worker health');
-  return { child, output: () => output, exited };
+  const worker = await spawnWorker(env, await freePort());
+  workers.push(worker.child);
+  return worker;
 }
 
 async function receiver() {

@@ -1,11 +1,9 @@
 // The worker as a real process (dist/workers/background.js), killed with SIGKILL in the middle of an earning: its
 // reaction holds the inbox row and waits on the card's lock (held here), so the kill lands mid-transaction. Nothing
 // is earned by the dead worker; the next worker earns exactly once, and a replayed order.paid earns nothing more.
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/platform/paths.js';
-import { baseEnv, freePort } from '../support/processes.js';
+import { baseEnv, freePort, spawnWorker, type WorkerProcess } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { until } from '../webhooks/support.js';
 import { createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, member } from './support.js';
@@ -21,20 +19,11 @@ afterEach(() => {
 });
 afterAll(async () => service?.close());
 
-async function startWorker(): Promise<{ child: ChildProcess; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> }> {
-  const port = await freePort();
-  const env = baseEnv({ DATABASE_URL: service.db.url, WORKER_HEALTH_PORT: String(port), LOYALTY_JOBS_INTERVAL: '1s', LOG_LEVEL: 'warn', SECRET_KEY: 'k'.repeat(43) });
-  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/workers/background.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  workers.push(child);
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  await until(async () => {
-    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`);
-    return (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0)) === 200;
-  }, 30_000, 'worker health');
-  return { child, exited };
+async function startWorker(): Promise<WorkerProcess> {
+  const env = baseEnv({ DATABASE_URL: service.db.url, LOYALTY_JOBS_INTERVAL: '1s', LOG_LEVEL: 'warn', SECRET_KEY: 'k'.repeat(43) });
+  const worker = await spawnWorker(env, await freePort());
+  workers.push(worker.child);
+  return worker;
 }
 
 async function inboxState(): Promise<{ rows: number; free: number }> {

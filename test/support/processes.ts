@@ -86,3 +86,29 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** The background worker (dist/workers/background.js) as a real process, once its own /health answers on `healthPort`. */
+export async function spawnWorker(env: NodeJS.ProcessEnv, healthPort: number, timeoutMs = 30_000): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [path.join(projectRoot, 'dist/workers/background.js')], { env: { ...env, WORKER_HEALTH_PORT: String(healthPort) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`worker exited (${child.exitCode}):\n${output}`);
+    if ((await fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.status, () => 0)) === 200) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker not healthy in ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => output, exited };
+}
