@@ -6,12 +6,10 @@ import typeis from 'type-is';
 import type { BoundHandler } from '../contract/handler.js';
 import { expressPath, StreamedBody, type Operation } from '../contract/operation.js';
 import { ProblemError } from '../contract/problems.js';
-import { hasRequestContent, JSON_TYPES } from '../platform/http-request.js';
+import { charsetOf, hasRequestContent, isUtf8Charset, JSON_TYPES } from '../platform/http-request.js';
 import type { OperationPipeline } from '../transports/execute-operation.js';
 import { actorOf, requestMetaOf } from '../transports/rest.js';
 import { authenticate } from './authenticate.js';
-
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 function tooLarge(limit: number): ProblemError {
   return new ProblemError('payload_too_large', `the body is larger than ${limit} bytes (IMPORT_MAX_BYTES)`);
@@ -46,8 +44,8 @@ function admitStream(operation: Operation, maxBytes: number): RequestHandler {
       next(error);
     };
     if (!typeis(req, mediaTypes)) return fail(new ProblemError('unsupported_media_type', `send the body as ${[...mediaTypes, 'application/json'].join(', ')}`));
-    const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    const charset = charsetOf(req);
+    if (!isUtf8Charset(charset)) {
       return fail(new ProblemError('unsupported_media_type', `send the body as UTF-8 (charset=utf-8), not ${charset.slice(0, 40)}`));
     }
     if (Number(req.headers['content-length'] ?? 0) > maxBytes) return fail(tooLarge(maxBytes));
