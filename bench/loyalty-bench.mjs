@@ -2,42 +2,17 @@
 // `npm run bench` calls earningThroughput() on its own service; `node bench/loyalty-bench.mjs` starts one (embedded
 // PostgreSQL in a temp dir) and runs only this row. Bounded: BENCH_EARNING_ORDERS orders (400, at most 5,000), 120 s
 // of draining, BENCH_TIMEOUT_S (300) in all; everything on 127.0.0.1, nothing here imports src/.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort, runBounded } from './support.mjs';
+import { freePort, runBounded, serviceEnv, startProcess, startServiceProcess } from './support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RULES = 10;
 const DRAIN_LIMIT_MS = 120_000;
-
-async function waitFor(url, child, output, timeoutMs = 120_000) {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`process exited:\n${output()}`);
-    if ((await fetch(url).then((r) => r.status, () => 0)) === 200) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`not ready: ${url}\n${output()}`);
-}
-
-/** Starts `script` with `env`, its output kept for errors; its stop (SIGINT, then wait) joins `cleanups`. */
-async function startProcess(script, env, readyUrl, cleanups) {
-  let output = '';
-  const child = spawn(process.execPath, [path.join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  cleanups.push(async () => {
-    child.kill('SIGINT');
-    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
-  });
-  await waitFor(readyUrl, child, () => output);
-  return child;
-}
 
 async function inGroupsOf(size, n, each) {
   for (let i = 0; i < n; i += size) await Promise.all(Array.from({ length: Math.min(size, n - i) }, (_, k) => each(i + k)));
@@ -71,7 +46,7 @@ export async function earningThroughput({ api, databaseUrl, cleanups, orders = 4
     const healthPort = await freePort();
     const started = performance.now();
     const workerEnv = { ...process.env, DATABASE_URL: databaseUrl, WORKER_HEALTH_PORT: String(healthPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-    await startProcess('dist/workers/background.js', workerEnv, `http://127.0.0.1:${healthPort}/health`, cleanups);
+    await startProcess(root, 'dist/workers/background.js', workerEnv, `http://127.0.0.1:${healthPort}/health`, cleanups);
     const healthyAfter = (performance.now() - started) / 1000;
     let n = 0;
     while ((n = await earned()) < orders * RULES && performance.now() - started < DRAIN_LIMIT_MS) await new Promise((r) => setTimeout(r, 50));
@@ -111,10 +86,9 @@ async function main(cleanups) {
   const alnum = (n) => Array.from(randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
   const key = `service_${alnum(12)}_${alnum(40)}`;
   const port = await freePort();
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', WORKER_HEALTH_PORT: String(await freePort()), START_WORKER: 'false', LOG_LEVEL: 'warn', BOOTSTRAP_API_KEY: key };
-  delete env.DATABASE_URL;
+  const env = serviceEnv({ dataDir, port, healthPort: await freePort(), key, extra: { WEB_PROCESSES: '1' } });
   console.error(`starting the service (embedded PostgreSQL under ${dataDir}) ...`);
-  await startProcess('dist/src/main.js', env, `http://127.0.0.1:${port}/ready`, cleanups);
+  await startServiceProcess(root, env, cleanups);
   const state = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8'));
   const databaseUrl = `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${state.port}/promotions`;
   const api = async (method, p, body) => {

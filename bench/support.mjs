@@ -63,10 +63,10 @@ export async function waitFor(url, child, output, timeoutMs = 180_000) {
   throw new Error(`not ready: ${url}\n${output()}`);
 }
 
-/** Starts `dist/src/main.js` of `root` with `env`, waits for /ready; its stop (SIGINT, awaited) is pushed to `cleanups`. */
-export async function startServiceProcess(root, env, cleanups) {
+/** Starts `script` (a path under `root`) with `env`, waits for `readyUrl`; its stop (SIGINT, awaited) joins `cleanups`. */
+export async function startProcess(root, script, env, readyUrl, cleanups) {
   let output = '';
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const stop = async () => {
@@ -75,6 +75,11 @@ export async function startServiceProcess(root, env, cleanups) {
     await new Promise((r) => child.once('exit', r));
   };
   cleanups.push(stop);
-  await waitFor(`http://127.0.0.1:${env.PORT}/ready`, child, () => output);
+  await waitFor(readyUrl, child, () => output);
   return { child, stop, output: () => output };
+}
+
+/** The service (`dist/src/main.js` of `root`) with `env`, once its /ready answers. */
+export function startServiceProcess(root, env, cleanups) {
+  return startProcess(root, 'dist/src/main.js', env, `http://127.0.0.1:${env.PORT}/ready`, cleanups);
 }

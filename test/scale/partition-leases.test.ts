@@ -9,6 +9,7 @@ import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
 import { partitionOf } from '../../src/engine/partition-router.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { until } from '../webhooks/support.js';
 
 const LEASE_MS = 2_000;
 const SLOTS = 64;
@@ -26,16 +27,6 @@ interface Lease {
 }
 const leases = async (): Promise<Lease[]> =>
   (await db.pool.query<Lease>('SELECT slot, owner, token::int AS token, expires_at > now() AS live FROM partition_leases ORDER BY slot')).rows;
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -59,11 +50,11 @@ beforeAll(async () => {
     members.push(ready.checks.partitions.leases.member);
   }
   // Balanced: every slot held and live, by the three members, 21 or 22 each.
-  await until('three members holding all 64 slots', 20_000, async () => {
+  await until(async () => {
     const rows = await leases();
     const counts = members.map((m) => rows.filter((l) => l.owner === m && l.live).length);
     return counts.every((n) => n >= 21) && counts.reduce((a, b) => a + b, 0) === SLOTS ? counts : undefined;
-  });
+  }, 20_000, 'three members holding all 64 slots');
 }, 120_000);
 afterAll(async () => {
   await Promise.all(services.map((s) => s.stop('SIGKILL').catch(() => undefined)));
@@ -170,10 +161,10 @@ describe('partition leases across three web processes', () => {
       }
     };
     const load = Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));
-    const moved = await until('the slot taken by a survivor', LEASE_MS * 3 + 5_000, async () => {
+    const moved = await until(async () => {
       const lease = (await leases())[slot]!;
       return killedAt && lease.owner !== members[victim] && lease.owner !== null && lease.live ? { lease, at: Date.now() } : undefined;
-    });
+    }, LEASE_MS * 3 + 5_000, 'the slot taken by a survivor');
     await load;
     expect([members[0], members[1]]).toContain(moved.lease.owner);
     expect(moved.lease.token).toBeGreaterThan(before.token);

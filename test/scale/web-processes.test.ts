@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { until } from '../webhooks/support.js';
 
 let db: TestDatabase;
 let service: ServiceProcess;
@@ -18,16 +19,6 @@ const owners = async () =>
         WHERE l.owner IS NULL OR l.expires_at > now() GROUP BY 1, 2 ORDER BY 1`,
     )
   ).rows;
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -55,10 +46,10 @@ afterAll(async () => {
 
 describe('WEB_PROCESSES=2', () => {
   it('splits the slots 32/32 between two web processes on one port and keeps a race through it exact', async () => {
-    const split = await until('two members holding 32 slots each', 20_000, async () => {
+    const split = await until(async () => {
       const rows = await owners();
       return rows.length === 2 && rows.every((r) => r.owner !== null && r.slots === 32) ? rows : undefined;
-    });
+    }, 20_000, 'two members holding 32 slots each');
     expect(new Set(split.map((r) => r.pid)).size).toBe(2);
     expect(split.map((r) => r.pid)).not.toContain(service.child.pid);
 
@@ -86,10 +77,10 @@ describe('WEB_PROCESSES=2', () => {
   it('replaces a killed web process; the slots end split between the survivor and the new one', async () => {
     const [victim] = (await owners()).filter((r) => r.pid !== null);
     process.kill(victim!.pid!, 'SIGKILL');
-    const after = await until('two live members again, neither the killed one', 30_000, async () => {
+    const after = await until(async () => {
       const rows = await owners();
       return rows.length === 2 && rows.every((r) => r.owner !== null && r.pid !== victim!.pid && r.slots === 32) ? rows : undefined;
-    });
+    }, 30_000, 'two live members again, neither the killed one');
     expect(after).toHaveLength(2);
     expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
   });
