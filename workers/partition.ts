@@ -14,16 +14,30 @@ const db = createPool(settings.databaseUrl, { max: settings.poolSize, log, conne
 const runtime = new PartitionRuntime({ db, log, cacheSize: settings.cacheSize, cacheTtlMs: settings.cacheTtlMs, maxBatch: settings.maxBatch, batchesInFlight: settings.batchesInFlight, partition: settings.partition, insightsRollup: settings.insightsRollup });
 const port = parentPort!;
 
-port.on('message', (request: PartitionRequest) => {
-  runtime.handle(
-    request.call,
-    (result) => port.postMessage({ id: request.id, result } satisfies PartitionReply),
-    (error) => {
-      const problem = error instanceof ProblemError ? error.code : undefined;
-      const detail = error instanceof Error ? error.message : String(error);
-      const state = sqlState(error);
-      port.postMessage({ id: request.id, error: { ...(problem ? { problem } : {}), detail, ...(state ? { sqlState: state } : {}) } } satisfies PartitionReply);
-    },
-  );
+// Requests come in arrays (the calls of one turn of the web thread); replies given in one turn of this thread go back
+// in one message too (a batch's commit answers all its callers at once).
+let replies: PartitionReply[] = [];
+const flush = () => {
+  const sending = replies;
+  replies = [];
+  port.postMessage(sending);
+};
+const reply = (answer: PartitionReply) => {
+  if (replies.push(answer) === 1) setImmediate(flush);
+};
+
+port.on('message', (requests: PartitionRequest[]) => {
+  for (const request of requests) {
+    runtime.handle(
+      request.call,
+      (result) => reply({ id: request.id, result }),
+      (error) => {
+        const problem = error instanceof ProblemError ? error.code : undefined;
+        const detail = error instanceof Error ? error.message : String(error);
+        const state = sqlState(error);
+        reply({ id: request.id, error: { ...(problem ? { problem } : {}), detail, ...(state ? { sqlState: state } : {}) } });
+      },
+    );
+  }
 });
 port.postMessage({ id: 0, result: 'ready' } satisfies PartitionReply);

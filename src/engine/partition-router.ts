@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger.js';
 import { projectRoot } from '../platform/paths.js';
 import { errorOf, NotOwner, type LinkClient } from './leases/engine-link.js';
 import { SLOTS, type PartitionLeases } from './leases/partition-leases.js';
-import { isRefused, PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type PartitionReply, type PartitionSettings, type SnapshotEntry } from './messages.js';
+import { isRefused, PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type PartitionReply, type PartitionRequest, type PartitionSettings, type SnapshotEntry } from './messages.js';
 
 const PARTITION_ENTRY = new URL(`file://${projectRoot}/dist/workers/partition.js`);
 
@@ -31,6 +31,7 @@ class PartitionThread {
   private worker!: Worker;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
+  private outbox: PartitionRequest[] = [];
   ready = false;
   private stopping = false;
   private readyPromise!: Promise<void>;
@@ -56,28 +57,13 @@ class PartitionThread {
       this.worker.once('error', reject);
     });
     this.readyPromise.catch(() => undefined);
-    this.worker.on('message', (reply: PartitionReply) => {
-      if (reply.id === 0) return;
-      const waiting = this.waiting.get(reply.id);
-      if (!waiting) return;
-      this.waiting.delete(reply.id);
-      if ('result' in reply) {
-        if (isRefused(reply.result)) {
-          const { problem, detail, errors } = reply.result.refused;
-          waiting.reject(new ProblemError(problem, detail, { errors }));
-        } else waiting.resolve(reply.result);
-      }
-      else if (reply.error.problem) waiting.reject(new ProblemError(reply.error.problem, reply.error.detail));
-      else {
-        // Keeps the SQLSTATE, so an outage still answers 503 and a refused value 400.
-        const error = new Error(`partition ${this.settings.partition}: ${reply.error.detail}`);
-        if (reply.error.sqlState) Object.assign(error, { code: reply.error.sqlState });
-        waiting.reject(error);
-      }
+    this.worker.on('message', (message: PartitionReply | PartitionReply[]) => {
+      if (Array.isArray(message)) for (const reply of message) this.settle(reply);
     });
     this.worker.on('error', (error) => this.log.error({ err: error, partition: this.settings.partition }, 'partition failed'));
     this.worker.on('exit', (code) => {
       this.ready = false;
+      this.outbox = [];
       for (const waiting of this.waiting.values()) {
         waiting.reject(new ProblemError('service_unavailable', 'a redemption partition restarted; retry', { headers: { 'Retry-After': '1' } }));
       }
@@ -89,17 +75,46 @@ class PartitionThread {
     });
   }
 
+  private settle(reply: PartitionReply): void {
+    const waiting = this.waiting.get(reply.id);
+    if (!waiting) return;
+    this.waiting.delete(reply.id);
+    if ('result' in reply) {
+      if (isRefused(reply.result)) {
+        const { problem, detail, errors } = reply.result.refused;
+        waiting.reject(new ProblemError(problem, detail, { errors }));
+      } else waiting.resolve(reply.result);
+    }
+    else if (reply.error.problem) waiting.reject(new ProblemError(reply.error.problem, reply.error.detail));
+    else {
+      // Keeps the SQLSTATE, so an outage still answers 503 and a refused value 400.
+      const error = new Error(`partition ${this.settings.partition}: ${reply.error.detail}`);
+      if (reply.error.sqlState) Object.assign(error, { code: reply.error.sqlState });
+      waiting.reject(error);
+    }
+  }
+
   started(): Promise<void> {
     return this.readyPromise;
   }
 
+  /**
+   * Calls made in one turn of the event loop travel in one message, sent once the turn's I/O callbacks have run
+   * (setImmediate): a message costs a structured clone and a wake-up of the thread, whatever it carries.
+   */
   call(call: FencedCall): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, call });
+      if (this.outbox.push({ id, call }) === 1) setImmediate(this.flush);
     });
   }
+
+  private readonly flush = (): void => {
+    const sending = this.outbox;
+    this.outbox = [];
+    if (sending.length) this.worker.postMessage(sending);
+  };
 
   async stop(): Promise<void> {
     this.stopping = true;

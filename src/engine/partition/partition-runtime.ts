@@ -120,8 +120,17 @@ export class PartitionRuntime {
       return;
     }
     this.queue.push({ call, reply, fail });
-    this.kick();
+    // After the current message's other calls have queued too (they arrive together): they can share a batch.
+    if (!this.kickQueued) {
+      this.kickQueued = true;
+      queueMicrotask(() => {
+        this.kickQueued = false;
+        this.kick();
+      });
+    }
   }
+
+  private kickQueued = false;
 
   /** Requests that need no load and no write: answered synchronously. */
   private handleAtOnce(call: PartitionCall, reply: Reply): boolean {
