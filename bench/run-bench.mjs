@@ -252,13 +252,14 @@ async function main() {
   ];
   console.log(`\nHot path, ${CONNECTIONS} connections, ${DURATION} s each, ${os.availableParallelism()} CPUs (load generator included)\n`);
   console.log(lines.join('\n'));
+  // The targets of issue 19 (raised from 5x, 10x and 5x for spread, gift card and stack).
   const check = (label, ok) => console.log(`${ok ? 'met ' : 'MISSED'}  ${label}`);
   console.log('');
   check(`hot-code redeem >= 10x naive peer (${ratio(hot, peerHot)}) with p99 < 25 ms (${hot.p99} ms)`, hot.rps >= 10 * peerHot.rps && hot.p99 < 25);
-  check(`spread redeem >= 5x naive peer (${ratio(spreadRow, peerSpread)})`, spreadRow.rps >= 5 * peerSpread.rps);
-  check(`gift-card hot redeem >= 10x naive peer (${ratio(gift, peerHot)})`, gift.rps >= 10 * peerHot.rps);
+  check(`spread redeem >= 8x naive peer (${ratio(spreadRow, peerSpread)})`, spreadRow.rps >= 8 * peerSpread.rps);
+  check(`gift-card hot redeem >= 15x naive peer (${ratio(gift, peerHot)})`, gift.rps >= 15 * peerHot.rps);
   console.log(`info  pay with points against the gift card, both on one hot card: ${ratio(points, gift)} (${points.rps} / ${gift.rps} req/s; p99 ${points.p99} / ${gift.p99} ms)`);
-  check(`3-voucher stack >= 5x the peer's single redeem (${ratio(stack, peerHot)})`, stack.rps >= 5 * peerHot.rps);
+  check(`3-voucher stack >= 8x the peer's single redeem (${ratio(stack, peerHot)})`, stack.rps >= 8 * peerHot.rps);
   check(`validate >= 0.5x bare node:http (${ratio(validate, bare)})`, validate.rps >= 0.5 * bare.rps);
   check(
     `qualification with 20,000 tiers and vouchers: p99 < 20 ms at ${QUAL_RATE} req/s offered (${qualificationAtRate.p99} ms; ${qualification.p99} ms at saturation, ${qualification.rps} req/s; naive peer p99 ${peerQualification.p99} ms at ${peerQualification.rps} req/s)`,

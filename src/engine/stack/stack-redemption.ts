@@ -156,8 +156,13 @@ export class StackRedemption {
         await this.release(request.workspaceId, holdId, held, false);
         throw error;
       }
-      await this.release(request.workspaceId, holdId, held, written === 'ok');
-      if (written === 'ok') return outcome;
+      if (written === 'ok') {
+        // Not awaited: the release is queued to each thread (or link) before the answer leaves, and a thread takes its
+        // messages in order, so any later call about these vouchers finds the hold already turned into a use.
+        void this.release(request.workspaceId, holdId, held, true);
+        return outcome;
+      }
+      await this.release(request.workspaceId, holdId, held, false);
       if (written === 'taken') return (await this.replayed(request))!;
       // A guard did not hold (a change made elsewhere): the partitions read those vouchers again, and we retry.
       for (const code of request.vouchers.map((v) => v.code)) {
