@@ -6,7 +6,7 @@ import { problem } from '../../contract/problems.js';
 import { idempotencyClaim, refusal, refusalFields, resolveCustomer } from '../redemptions/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
-import { qualificationIndex, qualify } from './qualification.service.js';
+import { customerCodesOf, qualificationIndex, qualify } from './qualification.service.js';
 import { deleteTier, findCampaignType, findTier, insertTier, listTiers, updateTier } from './tier.queries.js';
 import { tierCode } from './tier.rules.js';
 
@@ -91,12 +91,14 @@ export const promotionHandlers = implement(promotionContract, {
     return outcome;
   },
   async qualify({ input, actor, deps }) {
-    const [customer, index] = await Promise.all([
+    // The customer, its codes and the index (one read of the workspace's version) are read at the same time.
+    const [customer, index, customerCodes] = await Promise.all([
       resolveCustomer(deps.db, actor.workspaceId, input.customer, false),
       input.scope === 'CUSTOMER_VOUCHERS' ? undefined : qualificationIndex(deps.db, deps.engine, actor.workspaceId),
+      input.scope === 'AUTOMATIC' || !input.customer ? undefined : customerCodesOf(deps.db, actor.workspaceId, input.customer),
     ]);
     if (!customer) throw problem('not_found', 'no such customer');
-    const data = await qualify(deps.db, deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: input.scope, limit: input.limit });
+    const data = await qualify(deps.db, deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: input.scope, limit: input.limit, customerCodes });
     return { data };
   },
 });

@@ -18,7 +18,8 @@ import {
 } from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
 import { QualificationIndex } from './qualification-index.js';
-import { findCustomerCodes, findPromotionsVersion } from './qualification.queries.js';
+import type { CustomerLookup } from '../segments/index.js';
+import { findCustomerCodes, findCustomerCodesOf, findPromotionsVersion } from './qualification.queries.js';
 import type { QualifiedOffer } from './tier.schemas.js';
 
 const MAX_CUSTOMER_VOUCHERS = 100;
@@ -59,6 +60,13 @@ export interface QualificationRequest {
   customer: CustomerUse;
   scope: 'ALL' | 'AUTOMATIC' | 'CUSTOMER_VOUCHERS';
   limit: number;
+  /** The customer's codes, when the caller read them already (customerCodesOf, beside the customer's facts). */
+  customerCodes?: string[] | undefined;
+}
+
+/** The codes assigned or published to the customer a lookup names, read without waiting for the customer first. */
+export function customerCodesOf(db: Pool, workspaceId: string, ref: CustomerLookup): Promise<string[]> {
+  return findCustomerCodesOf(db, workspaceId, ref, MAX_CUSTOMER_VOUCHERS);
 }
 
 type Passed = Extract<ValidationOutcome, { valid: true }>;
@@ -129,7 +137,7 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
 /** Vouchers and gift cards assigned (or published) to the customer that can be used for this cart now. */
 async function qualifyingCustomerVouchers(db: Pool, engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
   if (!request.customer.id) return [];
-  const codes = await findCustomerCodes(db, request.workspaceId, request.customer.id, MAX_CUSTOMER_VOUCHERS);
+  const codes = request.customerCodes ?? (await findCustomerCodes(db, request.workspaceId, request.customer.id, MAX_CUSTOMER_VOUCHERS));
   const outcomes = codes.length ? await engine.validateMany({ workspaceId: request.workspaceId, codes, order: request.order, customer: request.customer }) : [];
   return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
 }

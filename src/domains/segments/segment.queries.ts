@@ -1,7 +1,7 @@
 // SQL of segments and their members: parameterized, explicit columns, one row mapper per row type; every statement is
 // scoped to a workspace. Customers are read here (facts for AUTO segments) but never written.
 import type { CursorCodec } from '../../platform/cursor.js';
-import type { Sql } from '../../platform/database.js';
+import { preparedQuery, type Sql } from '../../platform/database.js';
 import { keysetPage } from '../../platform/pagination.js';
 import type { ConditionTree } from '../rules/index.js';
 import type { CustomerFacts } from '../rules/index.js';
@@ -204,11 +204,31 @@ const FACT_COLUMNS = 'c.id, c.source_id, c.email, c.name, c.metadata, c.created_
  * The customer a reference names (by id, else sourceId, else email, case-insensitive, the oldest), with the ids of
  * every segment it is in: one indexed read.
  */
+/** How a lookup finds its customer `c` (the value is parameter $2; $1 is the workspace), or undefined for an empty one. */
+function lookupWhere(ref: CustomerLookup): [where: string, value: string, by: 'id' | 'source' | 'email'] | undefined {
+  if (ref.id !== undefined) return ['c.id = $2', ref.id, 'id'];
+  if (ref.sourceId !== undefined) return ['c.source_id = $2', ref.sourceId, 'source'];
+  if (ref.email !== undefined) return ['lower(c.email) = lower($2)', ref.email, 'email'];
+  return undefined;
+}
+
+/**
+ * The id of the customer a lookup finds, as a scalar subquery ($1 the workspace, $2 the value): the same customer
+ * findCustomerFacts reads, for a statement that runs beside it rather than after it.
+ */
+export function customerIdSubquery(ref: CustomerLookup): { sql: string; value: string; by: string } | undefined {
+  const found = lookupWhere(ref);
+  return found && { sql: `(SELECT c.id FROM customers c WHERE c.workspace_id = $1 AND ${found[0]} ORDER BY c.created_at LIMIT 1)`, value: found[1], by: found[2] };
+}
+
+// A named prepared statement per kind of lookup: every checkout with a customer reads it, so it is planned once per
+// connection rather than at every call.
 export async function findCustomerFacts(db: Sql, workspaceId: string, ref: CustomerLookup): Promise<CustomerFacts | undefined> {
-  const [where, value] =
-    ref.id !== undefined ? ['c.id = $2', ref.id] : ref.sourceId !== undefined ? ['c.source_id = $2', ref.sourceId] : ref.email !== undefined ? ['lower(c.email) = lower($2)', ref.email] : [];
+  const [where, value, by] = lookupWhere(ref) ?? [];
   if (!where) return undefined;
-  const { rows } = await db.query<CustomerFactsRow>(
+  const { rows } = await preparedQuery<CustomerFactsRow>(
+    db,
+    `customer-facts-by-${by}`,
     `SELECT ${FACT_COLUMNS},
        ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
      FROM customers c WHERE c.workspace_id = $1 AND ${where} ORDER BY c.created_at LIMIT 1`,
