@@ -173,6 +173,42 @@ describe('pay with points', () => {
     expect(refilled.rows.map((r) => Number(r.remaining))).toEqual([300, 300]);
   });
 
+  it('payments racing on one card are debited together per batch: each keeps its entry, balance and draws across buckets', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await payingProgram(api);
+    const card = await memberWith(api, programId, 0);
+    const day = 86_400_000;
+    await addPoints(api, card.id, 250, { expiresAt: new Date(Date.now() + 5 * day).toISOString() });
+    await addPoints(api, card.id, 250, { expiresAt: new Date(Date.now() + 20 * day).toISOString() });
+    await addPoints(api, card.id, 500, { expiresAt: new Date(Date.now() + 50 * day).toISOString() });
+    // 150 points each (75 cents): six of thirty fit in 1,000 and a seventh pays the last 100, as a gift card would;
+    // several land in one batch, drawing across bucket ends.
+    const results = await Promise.all(Array.from({ length: 30 }, () => api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(75), idempotencyKey: randomUUID() })));
+    expect(results.filter((r) => r.body.ok).map((r) => r.body.redemption.points).sort()).toEqual([100, 150, 150, 150, 150, 150, 150]);
+    expect(results.filter((r) => !r.body.ok).every((r) => r.body.code === 'loyalty_points_insufficient')).toBe(true);
+    expect((await member(api, card.id)).balance).toBe(0);
+
+    const spent = (await transactions(api, card.id)).filter((e) => e.type === 'REDEMPTION').reverse();
+    const running = [1, 2, 3, 4, 5, 6].map((n) => [-150, 1_000 - 150 * n]);
+    expect(spent.map((e) => [e.amount, e.balanceAfter])).toEqual([...running, [-100, 0]]);
+    const draws = await service.pool.query<{ entry_id: string; bucket_id: string; points: string }>(
+      `SELECT d.entry_id, d.bucket_id, d.points FROM loyalty_point_draws d JOIN loyalty_ledger_entries e ON e.id = d.entry_id
+        WHERE e.member_id = $1 AND e.type = 'REDEMPTION'`,
+      [card.id],
+    );
+    for (const entry of spent) expect(draws.rows.filter((d) => d.entry_id === entry.id).reduce((a, d) => a + Number(d.points), 0)).toBe(-entry.amount);
+    const buckets = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
+    expect(buckets.rows.map((r) => Number(r.remaining))).toEqual([0, 0, 0]);
+    const rollup = await service.pool.query(`SELECT sum(spent)::bigint AS spent FROM loyalty_point_rollups WHERE program_id = $1`, [programId]);
+    expect(Number(rollup.rows[0].spent)).toBe(1_000);
+
+    // The second payment drew 100 from the first bucket and 50 from the second: its rollback gives back exactly those.
+    const redemption = await service.pool.query(`SELECT id FROM redemptions WHERE points_entry_id = $1`, [spent[1]!.id]);
+    expect((await api.post(`/api/v1/redemptions/${redemption.rows[0].id}/rollback`, {})).body).toMatchObject({ ok: true });
+    const refilled = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
+    expect(refilled.rows.map((r) => Number(r.remaining))).toEqual([100, 50, 0]);
+  });
+
   it('a validation session reserves the points it would take; another checkout cannot use them', async () => {
     const { api } = await service.newWorkspace();
     const card = await memberWith(api, await payingProgram(api), 1_000);

@@ -21,16 +21,26 @@ export interface PointsRefund {
   rollbackId: string;
 }
 
-/** Debits every card, in order; false when one balance did not cover its points (nothing then may commit). */
+/**
+ * Debits every card; false when one balance did not cover its points (nothing then may commit). A card paying several
+ * redemptions of the batch is debited once for all of them (loyalty_debit_many: one update of the card and of each
+ * bucket, an entry per redemption), cards in id order.
+ */
 export async function debitPoints(tx: Sql, debits: readonly PointsDebit[]): Promise<boolean> {
   if (debits.length === 0) return true;
   const { rows } = await preparedQuery<{ n: number }>(
     tx,
     'engine.debitPoints',
-    `WITH d AS MATERIALIZED (
-       SELECT r.id, r.points, x.entry_id
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(ws, card, id, points, order_id, n)
-         CROSS JOIN LATERAL loyalty_debit(r.ws, r.card, r.points, 'REDEMPTION', 'redemption', r.id::text, r.order_id, NULL) AS x
+    `WITH r AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(ws, card, id, points, order_id, n)
+     ), cards AS (
+       SELECT ws, card, array_agg(id ORDER BY n) AS ids, array_agg(points ORDER BY n) AS points,
+              array_agg(id::text ORDER BY n) AS sources, array_agg(order_id ORDER BY n) AS orders
+         FROM r GROUP BY ws, card ORDER BY card
+     ), d AS MATERIALIZED (
+       SELECT c.ids[x.n] AS id, c.points[x.n] AS points, x.entry_id
+         FROM cards c
+         CROSS JOIN LATERAL loyalty_debit_many(c.ws, c.card, c.points, 'REDEMPTION', 'redemption', c.sources, c.orders, NULL) AS x
      ), upd AS (
        UPDATE redemptions red SET points = d.points, points_entry_id = d.entry_id FROM d WHERE red.id = d.id RETURNING 1
      )
