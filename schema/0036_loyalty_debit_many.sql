@@ -45,6 +45,8 @@ BEGIN
     FROM unnest(p_points) WITH ORDINALITY AS x(p, n)
    ORDER BY x.n;
   need := p_points[1];
+  -- The buckets in loyalty_draw's order (schema/0018: soonest expiry first); that function draws for one entry, this
+  -- loop for k entries in turn with one update per bucket. A change of the order belongs in both.
   FOR b IN
     SELECT id, remaining FROM loyalty_point_buckets
      WHERE member_id = p_member AND status = 'ACTIVE' AND remaining > 0

@@ -10,18 +10,9 @@ export async function findPromotionsVersion(db: Sql, workspaceId: string): Promi
   return rows[0]?.v ?? '0';
 }
 
-/** The newest active codes assigned (or published) to the customer. */
-export async function findCustomerCodes(db: Sql, workspaceId: string, customerId: string, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ code: string }>(
-    `SELECT code FROM vouchers WHERE workspace_id = $1 AND customer_id = $2 AND kind = 'CODE' AND active ORDER BY created_at DESC LIMIT $3`,
-    [workspaceId, customerId, limit],
-  );
-  return rows.map((r) => r.code);
-}
-
 /**
- * The same codes for a customer named by a lookup (id, sourceId or email), found in one statement with the customer, so
- * that it can run while the customer's facts are read; [] when the lookup finds no one.
+ * The newest active codes assigned (or published) to the customer a lookup names (id, sourceId or email), found in one
+ * statement with the customer, so that it can run while the customer's facts are read; [] when it finds no one.
  */
 export async function findCustomerCodesOf(db: Sql, workspaceId: string, ref: CustomerLookup, limit: number): Promise<string[]> {
   const customer = customerIdSubquery(ref);

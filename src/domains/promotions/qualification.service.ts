@@ -19,7 +19,7 @@ import {
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
 import { QualificationIndex } from './qualification-index.js';
 import type { CustomerLookup } from '../segments/index.js';
-import { findCustomerCodes, findCustomerCodesOf, findPromotionsVersion } from './qualification.queries.js';
+import { findCustomerCodesOf, findPromotionsVersion } from './qualification.queries.js';
 import type { QualifiedOffer } from './tier.schemas.js';
 
 const MAX_CUSTOMER_VOUCHERS = 100;
@@ -137,7 +137,7 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
 /** Vouchers and gift cards assigned (or published) to the customer that can be used for this cart now. */
 async function qualifyingCustomerVouchers(db: Pool, engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
   if (!request.customer.id) return [];
-  const codes = request.customerCodes ?? (await findCustomerCodes(db, request.workspaceId, request.customer.id, MAX_CUSTOMER_VOUCHERS));
+  const codes = request.customerCodes ?? (await customerCodesOf(db, request.workspaceId, { id: request.customer.id }));
   const outcomes = codes.length ? await engine.validateMany({ workspaceId: request.workspaceId, codes, order: request.order, customer: request.customer }) : [];
   return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
 }

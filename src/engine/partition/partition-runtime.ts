@@ -69,6 +69,8 @@ export class PartitionRuntime {
   private readonly queue: Item[] = [];
   /** Batches being decided or committed; the next one forms while these commit. */
   private inFlight = 0;
+  /** A kick() is queued (as a microtask) for the calls of the message being read. */
+  private kickQueued = false;
   private readonly holds: StackHolds;
   private readonly replays: IdempotencyReplays<Item>;
   private readonly budgets: BudgetStates;
@@ -129,8 +131,6 @@ export class PartitionRuntime {
       });
     }
   }
-
-  private kickQueued = false;
 
   /** Requests that need no load and no write: answered synchronously. */
   private handleAtOnce(call: PartitionCall, reply: Reply): boolean {
