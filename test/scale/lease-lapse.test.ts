@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { spawnWebProcess, type ServiceProcess } from '../support/processes.js';
 import { until } from '../webhooks/support.js';
 
 const LEASE_MS = 2_000;
@@ -19,20 +19,7 @@ const headers = { authorization: `Bearer ${bootstrap.key}`, 'content-type': 'app
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const port = await freePort();
-  service = spawnService(
-    baseEnv({
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      WORKER_HEALTH_PORT: String(await freePort()),
-      BOOTSTRAP_API_KEY: bootstrap.key,
-      START_WORKER: 'false',
-      LOG_LEVEL: 'fatal',
-      PARTITIONS: '2',
-      PARTITION_LEASE_MS: String(LEASE_MS),
-    }),
-    port,
-  );
+  service = await spawnWebProcess(db.url, bootstrap.key, { LOG_LEVEL: 'fatal', PARTITIONS: '2', PARTITION_LEASE_MS: String(LEASE_MS) });
   await service.waitForReady();
 }, 120_000);
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
 import { partitionOf } from '../../src/engine/partition-router.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { spawnWebProcess, type ServiceProcess } from '../support/processes.js';
 import { until } from '../webhooks/support.js';
 
 const LEASE_MS = 2_000;
@@ -31,18 +31,7 @@ const leases = async (): Promise<Lease[]> =>
 beforeAll(async () => {
   db = await createTestDatabase();
   for (let i = 0; i < 3; i++) {
-    const port = await freePort();
-    const env = baseEnv({
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      WORKER_HEALTH_PORT: String(await freePort()),
-      BOOTSTRAP_API_KEY: bootstrap.key,
-      START_WORKER: 'false',
-      LOG_LEVEL: 'warn',
-      PARTITIONS: '2',
-      PARTITION_LEASE_MS: String(LEASE_MS),
-    });
-    services.push(spawnService(env, port));
+    services.push(await spawnWebProcess(db.url, bootstrap.key, { PARTITIONS: '2', PARTITION_LEASE_MS: String(LEASE_MS) }));
   }
   await Promise.all(services.map((s) => s.waitForReady()));
   for (const s of services) {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { spawnWebProcess, type ServiceProcess } from '../support/processes.js';
 import { until } from '../webhooks/support.js';
 
 let db: TestDatabase;
@@ -22,21 +22,7 @@ const owners = async () =>
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const port = await freePort();
-  service = spawnService(
-    baseEnv({
-      DATABASE_URL: db.url,
-      PORT: String(port),
-      WORKER_HEALTH_PORT: String(await freePort()),
-      BOOTSTRAP_API_KEY: bootstrap.key,
-      START_WORKER: 'false',
-      LOG_LEVEL: 'warn',
-      WEB_PROCESSES: '2',
-      PARTITIONS: '1',
-      PARTITION_LEASE_MS: '2000',
-    }),
-    port,
-  );
+  service = await spawnWebProcess(db.url, bootstrap.key, { WEB_PROCESSES: '2', PARTITIONS: '1', PARTITION_LEASE_MS: '2000' });
   await service.waitForReady();
 }, 120_000);
 afterAll(async () => {

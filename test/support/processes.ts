@@ -35,6 +35,24 @@ export function baseEnv(extra: Record<string, string | undefined>): NodeJS.Proce
   return env;
 }
 
+/**
+ * A web process of the service on `databaseUrl` (free ports of its own, no background worker, warnings logged), with
+ * `extra` settings on top: the scale tests' members.
+ */
+export async function spawnWebProcess(databaseUrl: string, apiKey: string, extra: Record<string, string> = {}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const env = baseEnv({
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    WORKER_HEALTH_PORT: String(await freePort()),
+    BOOTSTRAP_API_KEY: apiKey,
+    START_WORKER: 'false',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+  return spawnService(env, port);
+}
+
 /** `detached`: the service leads its own process group, as under a terminal or a container runtime. */
 export function spawnService(env: NodeJS.ProcessEnv, port: number, options: { detached?: boolean } = {}): ServiceProcess {
   const child = spawn(process.execPath, [path.join(projectRoot, 'dist/src/main.js')], {
