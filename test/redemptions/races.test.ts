@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
 import { pruneExpiredIdempotencyKeys } from '../../src/domains/redemptions/index.js';
+import { SLOTS } from '../../src/engine/leases/partition-leases.js';
+import { partitionOf } from '../../src/engine/partition-router.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -34,6 +36,22 @@ async function voucher(body: Record<string, unknown>) {
 }
 
 const redeem = (client: ApiClient, code: string, body: Record<string, unknown> = { order }) => client.post(`/api/v1/vouchers/${code}/redemption`, body);
+
+/**
+ * Two codes of different slots that one partition thread serves: slots held by the same process (the leases) and
+ * equal modulo its `threads` threads.
+ */
+async function codesInOneThread(threads: number): Promise<[string, string]> {
+  const { rows } = await service.pool.query<{ slot: number; owner: string | null }>('SELECT slot, owner FROM partition_leases');
+  const ownerOf = new Map(rows.map((r) => [r.slot, r.owner]));
+  const first = `R-${randomUUID().slice(0, 12)}`;
+  const slot = partitionOf(workspaceId, first, SLOTS);
+  for (;;) {
+    const code = `R-${randomUUID().slice(0, 12)}`;
+    const other = partitionOf(workspaceId, code, SLOTS);
+    if (other !== slot && other % threads === slot % threads && ownerOf.get(other) === ownerOf.get(slot)) return [first, code];
+  }
+}
 
 async function voucherRow(id: string) {
   const { rows } = await service.pool.query<{ redeemed_count: number; gift_balance: number | null }>('SELECT redeemed_count, gift_balance FROM vouchers WHERE id = $1', [id]);
@@ -134,6 +152,36 @@ describe.each([
     );
     expect(members.rows.every((r) => r.n === 2)).toBe(true);
     expect(members.rowCount).toBe(okStacks);
+  });
+
+  it('after racing stacks, validations answer from exact counters: the gift balance left, the limit reached at its last use', async () => {
+    const [a, b] = clients();
+    // Two slots served by one thread (the test services run 2 partition threads): each slot has its own hold.
+    const [limitedCode, giftCode] = await codesInOneThread(2);
+    const limited = await voucher({ code: limitedCode, redemptionLimit: 25 });
+    const gift = await voucher({ code: giftCode, type: 'GIFT_CARD', gift: { amount: 10_000, currency: 'EUR' }, discount: undefined });
+    const stacks = Array.from({ length: 12 }, (_, i) =>
+      (i % 2 ? a! : b!).post('/api/v1/redemptions/stack', { vouchers: [{ code: limited.code }, { code: gift.code, amount: 300 }], order, idempotencyKey: randomUUID() }),
+    );
+    const singles = Array.from({ length: 6 }, (_, i) => redeem(i % 2 ? a! : b!, limited.code));
+    const results = await Promise.all([...stacks, ...singles]);
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+    const okStacks = results.slice(0, 12).filter((r) => r.body.ok).length;
+    const used = results.filter((r) => r.body.ok).length;
+    expect(okStacks).toBe(12);
+    // The gift card's balance as each service's validation sees it: what its row says.
+    const row = await voucherRow(gift.id);
+    expect(row.gift_balance).toBe(10_000 - 300 * okStacks);
+    for (const client of [a!, b!]) {
+      const seen = await client.post(`/api/v1/vouchers/${gift.code}/validate`, { order, amount: 1 });
+      expect(seen.body).toMatchObject({ valid: true, voucher: { balance: 10_000 - 300 * okStacks } });
+    }
+    // The limited code: every use left can still be taken, and the next one is refused by the validation first.
+    for (let i = used; i < 25; i++) expect((await redeem(i % 2 ? a! : b!, limited.code)).body).toMatchObject({ ok: true });
+    for (const client of [a!, b!]) {
+      expect((await client.post(`/api/v1/vouchers/${limited.code}/validate`, { order })).body).toMatchObject({ valid: false, code: 'redemption_limit_reached' });
+    }
+    expect((await voucherRow(limited.id)).redeemed_count).toBe(25);
   });
 });
 

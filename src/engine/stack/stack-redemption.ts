@@ -31,6 +31,12 @@ const ATTEMPTS = 8;
  */
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 ** (attempt + 1)));
 
+/**
+ * A stack's hold in one slot. Holds are asked per slot, and one thread serves several slots: under one id for all,
+ * a thread holding two of the stack's slots would keep only the second hold and never release the first.
+ */
+const slotHold = (holdId: string, slot: number) => `${holdId}/${slot}`;
+
 export class StackRedemption {
   /** Stacks in flight in this process by `workspace key`: a concurrent duplicate waits, then replays. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
@@ -111,7 +117,7 @@ export class StackRedemption {
       const partitionsToHold = [...holdItems.keys()].sort((x, y) => x - y);
       const answers = await Promise.all(
         partitionsToHold.map((p) =>
-          this.router.call<{ ok: boolean; fence?: Fence }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId, items: holdItems.get(p)!, customer: request.customer }),
+          this.router.call<{ ok: boolean; fence?: Fence }>(p, { type: 'hold', workspaceId: request.workspaceId, holdId: slotHold(holdId, p), items: holdItems.get(p)!, customer: request.customer }),
         ),
       );
       const held = partitionsToHold.filter((_, i) => answers[i]!.ok);
@@ -191,6 +197,6 @@ export class StackRedemption {
 
   /** A hold on a member that has gone went with it: a release that finds no one is no failure of the stack. */
   private async release(workspaceId: string, holdId: string, partitions: number[], applied: boolean): Promise<void> {
-    await Promise.all(partitions.map((p) => this.router.call(p, { type: 'release', workspaceId, holdId, applied }).catch(() => undefined)));
+    await Promise.all(partitions.map((p) => this.router.call(p, { type: 'release', workspaceId, holdId: slotHold(holdId, p), applied }).catch(() => undefined)));
   }
 }
