@@ -198,6 +198,7 @@ const PARTS = {
     FROM unnest($15::uuid[], $16::uuid[], $17::uuid[], $18::text[], $19::uuid[], $20::bigint[], $21::text[], $22::uuid[],
                 $23::text[], $24::bigint[], $25::text[], $26::uuid[], $27::jsonb[], $28::timestamptz[])
          AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t)
+  RETURNING 1
 )`,
   rollbacks: `rb AS (
   INSERT INTO redemption_rollbacks (workspace_id, id, redemption_id, voucher_code, amount, reason, created_at)
@@ -267,6 +268,7 @@ const PARTS = {
   events: `ev AS (
   INSERT INTO events (id, workspace_id, type, payload)
   SELECT * FROM unnest($48::uuid[], $43::uuid[], $44::text[], $45::jsonb[])
+  RETURNING 1
 )`,
 } as const;
 
@@ -275,6 +277,10 @@ type Part = keyof typeof PARTS;
 const GUARDS: Array<[Part, string]> = [
   ['fence', `(SELECT count(*) FROM fence) <> cardinality($73::int[]) THEN 'fence'`],
   ['keys', `(SELECT count(*) FROM keys) <> cardinality($1::uuid[]) THEN 'keys'`],
+  // Not guards: read first, so that the redemption and event rows are inserted before the voucher rows are locked. A
+  // batch waiting for another's voucher locks has then done most of its work, and holds the locks only briefly itself.
+  ['redemptions', `(SELECT count(*) FROM red) < 0 THEN NULL`],
+  ['events', `(SELECT count(*) FROM ev) < 0 THEN NULL`],
   ['rolled', `(SELECT count(*) FROM rolled) <> cardinality($5::uuid[]) THEN 'rollbacks'`],
   ['locked', `(SELECT count(*) FROM locked) <> cardinality($56::uuid[]) THEN 'vouchers'`],
   ['vouchers', `(SELECT count(*) FROM upd) <> cardinality($6::uuid[]) THEN 'vouchers'`],

@@ -24,7 +24,7 @@ import {
 } from './hot-path.sql.js';
 import { IdempotencyReplays } from './idempotency-replays.js';
 import { StackHolds } from './stack-holds.js';
-import { applyCommitted, setPending } from './committed-state.js';
+import { applyCommitted, setCommitting, setPending } from './committed-state.js';
 import { codesOf, customerOf, keysOf } from './partition-calls.js';
 import { refusalCodeOf, RefusalCounts } from './refusal-counts.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
@@ -464,6 +464,7 @@ export class PartitionRuntime {
       }
       const reserving = sessions.added(now);
       setPending(taken, reserving, +1);
+      setCommitting(touched, +1);
       this.budgets.setPending(campaignTaken, +1);
       let result;
       const started = performance.now();
@@ -472,6 +473,7 @@ export class PartitionRuntime {
         result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan, rollup);
       } finally {
         setPending(taken, reserving, -1);
+        setCommitting(touched, -1);
         this.budgets.setPending(campaignTaken, -1);
       }
       this.counters.batches += 1;

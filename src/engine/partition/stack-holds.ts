@@ -1,6 +1,7 @@
 // Stack holds: one use (and the gift credits) of each voucher of a stack, held by the owning partition while the stack
 // commits on the web thread. A hold never waits (yes or no at once); it ends when the stack confirms or gives up, or
-// after 30 s.
+// after 30 s. A confirmed hold becomes a use in the cached counters when nothing else stored them meanwhile (the
+// stack's transaction added exactly that use); otherwise the voucher is read again before its next decision.
 import type { CustomerUse, PartitionCall } from '../messages.js';
 import { useContext, voucherKey, type Hold, type HotVoucher } from './voucher-state-cache.js';
 import { storedBalance } from '../../domains/redemptions/redemption.rules.js';
@@ -34,7 +35,7 @@ export class StackHolds {
       if (v.perCustomerLimit !== null && use.customerUses + 1 > v.perCustomerLimit) return { ok: false };
       if (item.balance > 0 && storedBalance(v) - use.heldBalance - reserved.balance < item.balance) return { ok: false };
     }
-    const holds = items.map((item, i) => take(entries[i]!, voucherKey(call.workspaceId, item.code), item.balance, customer));
+    const holds = items.map((item, i) => take(entries[i]!, voucherKey(call.workspaceId, item.code), item, customer));
     const timer = setTimeout(() => this.release(call.holdId, false), HOLD_TIMEOUT_MS);
     timer.unref();
     this.held.set(call.holdId, { holds, timer });
@@ -47,22 +48,42 @@ export class StackHolds {
     clearTimeout(held.timer);
     this.held.delete(holdId);
     for (const hold of held.holds) {
-      const entry = this.peek(hold.voucherKey);
-      if (!entry) continue;
+      const entry = hold.entry;
       entry.heldUses -= hold.uses;
       entry.heldBalance -= hold.balance;
       if (hold.customerId) decrement(entry.heldByCustomer, hold.customerId);
-      // The stack's transaction changed the counters (and consumed sessions): read them again before the next decision.
-      if (applied) entry.stale = true;
+      if (!applied) continue;
+      if (this.peek(hold.voucherKey) === entry && turnedIntoUse(hold)) continue;
+      // The counters were stored again meanwhile (a load, a batch), so whether they count this stack's use is unknown;
+      // or the stack consumed a session: read the voucher again before the next decision.
+      entry.stale = true;
+      const current = this.peek(hold.voucherKey);
+      if (current) current.stale = true;
     }
   }
 }
 
-function take(entry: HotVoucher, key: string, balance: number, customer: CustomerUse): Hold {
+/**
+ * The stack's transaction added one use (and took the held credits) to the voucher row: when no load or batch of this
+ * partition stored the entry's counters since the hold, nor is committing one now, the cached counters plus this use
+ * are the row's (other stacks' uses are added the same way, each by its own release).
+ */
+function turnedIntoUse(hold: Hold): boolean {
+  const { entry } = hold;
+  const v = entry.snapshot;
+  if (!v || entry.stale || entry.committing > 0 || entry.commits !== hold.commits || hold.session) return false;
+  if (hold.balance > 0 && (v.type !== 'GIFT_CARD' || v.giftBalance === null)) return false;
+  entry.snapshot = { ...v, redeemedCount: v.redeemedCount + hold.uses, giftBalance: hold.balance > 0 ? v.giftBalance! - hold.balance : v.giftBalance };
+  const customerUses = hold.customerId === null ? undefined : entry.customerUses.get(hold.customerId);
+  if (customerUses !== undefined) entry.customerUses.set(hold.customerId!, customerUses + hold.uses);
+  return true;
+}
+
+function take(entry: HotVoucher, key: string, item: { balance: number; session?: string | undefined }, customer: CustomerUse): Hold {
   entry.heldUses += 1;
-  entry.heldBalance += balance;
+  entry.heldBalance += item.balance;
   if (customer.id) entry.heldByCustomer.set(customer.id, (entry.heldByCustomer.get(customer.id) ?? 0) + 1);
-  return { voucherKey: key, uses: 1, balance, customerId: customer.id };
+  return { voucherKey: key, entry, commits: entry.commits, uses: 1, balance: item.balance, customerId: customer.id, session: item.session !== undefined };
 }
 
 function decrement(map: Map<string, number>, key: string): void {

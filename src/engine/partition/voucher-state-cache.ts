@@ -7,9 +7,14 @@ import { SessionBook, type Reservation } from './session-reservations.js';
 
 export interface Hold {
   voucherKey: string;
+  /** The entry the hold was taken from, and its `commits` then. */
+  entry: HotVoucher;
+  commits: number;
   uses: number;
   balance: number;
   customerId: string | null;
+  /** The stack entry's validation session (its commit consumes the reservation). */
+  session: boolean;
 }
 
 export interface HotVoucher {
@@ -30,6 +35,10 @@ export interface HotVoucher {
   pendingUses: number;
   pendingBalance: number;
   pendingByCustomer: Map<string, number>;
+  /** Absolute counters stored since the entry was made (a load, a committed batch): a stack's hold compares it. */
+  commits: number;
+  /** Batches of this partition committing a change to it right now. */
+  committing: number;
 }
 
 export const voucherKey = (workspaceId: string, code: string) => `${workspaceId}\u0000${code}`;
@@ -59,6 +68,8 @@ export function emptyEntry(snapshot: VoucherSnapshot | null, now: number, sessio
     pendingUses: 0,
     pendingBalance: 0,
     pendingByCustomer: new Map(),
+    commits: 0,
+    committing: 0,
   };
 }
 
@@ -106,6 +117,7 @@ export class VoucherStateCache {
       previous.customerUses.clear();
       previous.referees.clear();
       previous.sessions = new SessionBook(sessions);
+      previous.commits += 1;
       return previous;
     }
     const entry = emptyEntry(snapshot, now, new SessionBook(sessions));
