@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { baseEnv, freePort, postJson, spawnService, type ServiceProcess } from '../support/processes.js';
 
 let db: TestDatabase;
 const services: ServiceProcess[] = [];
@@ -23,11 +23,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const headers = { authorization: `Bearer ${bootstrap.key}`, 'content-type': 'application/json' };
-const post = async (i: number, path: string, body: unknown) => {
-  const res = await fetch(`${services[i % 2]!.baseUrl}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const post = (i: number, path: string, body: unknown) => postJson(services[i % 2]!, bootstrap.key, path, body);
 
 describe('two service processes on one database', () => {
   it('never over-redeem a limit or a gift balance', async () => {

@@ -8,7 +8,7 @@ import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
 import { partitionOf } from '../../src/engine/partition-router.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { spawnWebProcess, type ServiceProcess } from '../support/processes.js';
+import { postJson, spawnWebProcess, type ServiceProcess } from '../support/processes.js';
 import { until } from '../webhooks/support.js';
 
 const LEASE_MS = 2_000;
@@ -50,11 +50,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const headers = { authorization: `Bearer ${bootstrap.key}`, 'content-type': 'application/json' };
-const post = async (i: number, path: string, body: unknown) => {
-  const res = await fetch(`${services[i]!.baseUrl}/api/v1${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as any };
-};
+const post = (i: number, path: string, body: unknown) => postJson(services[i]!, bootstrap.key, path, body);
 
 let workspaceId: string;
 /** A new code whose slot is held by `member` (codes are tried until one hashes there). */
