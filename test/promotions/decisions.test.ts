@@ -159,7 +159,7 @@ describe('campaign budgets', () => {
     expect((await redeem(api, codes[2]!.code, { order })).body).toMatchObject({ ok: false, code: 'campaign_budget_exhausted' });
     expect((await validate(codes[2]!.code, { order })).body).toMatchObject({ valid: false, code: 'campaign_budget_exhausted' });
     expect((await api.post(`/api/v1/redemptions/${first.body.redemption.id}/rollback`, {})).body.ok).toBe(true);
-    expect((await redeem(api, codes[2]!.code, { order })).body.ok).toBe(true);
+    expect((await redeem(api, codes[2]!.code, { order })).body).toMatchObject({ ok: true });
   });
 
   it('an amount budget refuses a discount that would pass it', async () => {
