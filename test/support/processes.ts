@@ -95,7 +95,6 @@ export function spawnService(env: NodeJS.ProcessEnv, port: number, options: { de
   };
 }
 
-/** Signal 0 only asks whether the process lives. */
 /** POST `body` as JSON to the service's API with the API key; the status and the parsed answer. */
 export async function postJson(service: ServiceProcess, apiKey: string, path: string, body: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service.baseUrl}/api/v1${path}`, {
@@ -106,6 +105,7 @@ export async function postJson(service: ServiceProcess, apiKey: string, path: st
   return { status: res.status, body: await res.json() };
 }
 
+/** Signal 0 only asks whether the process lives. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -1,7 +1,7 @@
 // What a batch in commit does to the cached state: its takes count as pending while it commits, and after COMMIT the
 // counters, per-customer uses and sessions the statement returned replace the cached ones. Each touched entry counts
-// the batches committing on it and the counters stored, so that a stack's hold can tell whether its own use may be
-// added to the cached counters (stack-holds.ts) or the voucher must be read again.
+// the counters stored (`commits`), so that a stack's hold can tell whether its own use may be added to the cached
+// counters (stack-holds.ts) or the voucher must be read again.
 import type { Reserved } from '../../domains/redemptions/redemption.rules.js';
 import type { UsageKey } from './hot-path.sql.js';
 import type { SessionChanges } from './session-reservations.js';
@@ -21,11 +21,6 @@ export function setPending(taken: Map<HotVoucher, Taken>, reserving: Map<HotVouc
     entry.pendingUses += sign * r.uses;
     entry.pendingBalance += sign * r.balance;
   }
-}
-
-/** The touched entries' batch is committing (+1), or is done (-1), whatever its outcome. */
-export function setCommitting(touched: Set<HotVoucher>, sign: 1 | -1): void {
-  for (const entry of touched) entry.committing += sign;
 }
 
 export function applyCommitted(

@@ -24,7 +24,7 @@ import {
 } from './hot-path.sql.js';
 import { IdempotencyReplays } from './idempotency-replays.js';
 import { StackHolds } from './stack-holds.js';
-import { applyCommitted, setCommitting, setPending } from './committed-state.js';
+import { applyCommitted, setPending } from './committed-state.js';
 import { codesOf, customerOf, keysOf } from './partition-calls.js';
 import { refusalCodeOf, RefusalCounts } from './refusal-counts.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
@@ -82,7 +82,7 @@ export class PartitionRuntime {
     this.budgets = new BudgetStates(options.db);
     this.now = options.now ?? Date.now;
     this.refusals = new RefusalCounts(options.db, options.partition ?? 0, options.log);
-    this.holds = new StackHolds((key) => this.cache.peek(key));
+    this.holds = new StackHolds((key) => this.cache.peek(key), (key) => this.busy.has(key));
     this.replays = new IdempotencyReplays(options.db, (item, result) => this.answer(item, result), (item, error) => this.refuse(item, error));
     const sweep = setInterval(() => void this.sweepSessions(), SESSION_SWEEP_MS * (0.5 + Math.random()));
     sweep.unref();
@@ -464,7 +464,6 @@ export class PartitionRuntime {
       }
       const reserving = sessions.added(now);
       setPending(taken, reserving, +1);
-      setCommitting(touched, +1);
       this.budgets.setPending(campaignTaken, +1);
       let result;
       const started = performance.now();
@@ -473,7 +472,6 @@ export class PartitionRuntime {
         result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan, rollup);
       } finally {
         setPending(taken, reserving, -1);
-        setCommitting(touched, -1);
         this.budgets.setPending(campaignTaken, -1);
       }
       this.counters.batches += 1;

@@ -11,7 +11,11 @@ const HOLD_TIMEOUT_MS = 30_000;
 export class StackHolds {
   private readonly held = new Map<string, { holds: Hold[]; timer: NodeJS.Timeout }>();
 
-  constructor(private readonly peek: (voucherKey: string) => HotVoucher | undefined) {}
+  constructor(
+    private readonly peek: (voucherKey: string) => HotVoucher | undefined,
+    /** Whether a batch of the partition (loading, deciding or committing) is in flight on the voucher. */
+    private readonly inBatch: (voucherKey: string) => boolean,
+  ) {}
 
   get size(): number {
     return this.held.size;
@@ -53,7 +57,7 @@ export class StackHolds {
       entry.heldBalance -= hold.balance;
       if (hold.customerId) decrement(entry.heldByCustomer, hold.customerId);
       if (!applied) continue;
-      if (this.peek(hold.voucherKey) === entry && turnedIntoUse(hold)) continue;
+      if (this.peek(hold.voucherKey) === entry && !this.inBatch(hold.voucherKey) && turnedIntoUse(hold)) continue;
       // The counters were stored again meanwhile (a load, a batch), so whether they count this stack's use is unknown;
       // or the stack consumed a session: read the voucher again before the next decision.
       entry.stale = true;
@@ -65,13 +69,13 @@ export class StackHolds {
 
 /**
  * The stack's transaction added one use (and took the held credits) to the voucher row: when no load or batch of this
- * partition stored the entry's counters since the hold, nor is committing one now, the cached counters plus this use
- * are the row's (other stacks' uses are added the same way, each by its own release).
+ * partition stored the entry's counters since the hold (and none is in flight on it: the caller checks), the cached
+ * counters plus this use are the row's (other stacks' uses are added the same way, each by its own release).
  */
 function turnedIntoUse(hold: Hold): boolean {
   const { entry } = hold;
   const v = entry.snapshot;
-  if (!v || entry.stale || entry.committing > 0 || entry.commits !== hold.commits || hold.session) return false;
+  if (!v || entry.stale || entry.commits !== hold.commits || hold.session) return false;
   if (hold.balance > 0 && (v.type !== 'GIFT_CARD' || v.giftBalance === null)) return false;
   entry.snapshot = { ...v, redeemedCount: v.redeemedCount + hold.uses, giftBalance: hold.balance > 0 ? v.giftBalance! - hold.balance : v.giftBalance };
   const customerUses = hold.customerId === null ? undefined : entry.customerUses.get(hold.customerId);

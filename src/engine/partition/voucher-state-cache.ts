@@ -37,8 +37,6 @@ export interface HotVoucher {
   pendingByCustomer: Map<string, number>;
   /** Absolute counters stored since the entry was made (a load, a committed batch): a stack's hold compares it. */
   commits: number;
-  /** Batches of this partition committing a change to it right now. */
-  committing: number;
 }
 
 export const voucherKey = (workspaceId: string, code: string) => `${workspaceId}\u0000${code}`;
@@ -69,7 +67,6 @@ export function emptyEntry(snapshot: VoucherSnapshot | null, now: number, sessio
     pendingBalance: 0,
     pendingByCustomer: new Map(),
     commits: 0,
-    committing: 0,
   };
 }
 
