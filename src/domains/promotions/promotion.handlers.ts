@@ -6,7 +6,7 @@ import { problem } from '../../contract/problems.js';
 import { idempotencyClaim, refusal, refusalFields, resolveCustomer } from '../redemptions/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
-import { customerCodesOf, qualificationIndex, qualify } from './qualification.service.js';
+import { qualificationInputs, qualify } from './qualification.service.js';
 import { deleteTier, findCampaignType, findTier, insertTier, listTiers, updateTier } from './tier.queries.js';
 import { tierCode } from './tier.rules.js';
 
@@ -65,13 +65,9 @@ export const promotionHandlers = implement(promotionContract, {
     await deps.engine.voucherChanged(actor.workspaceId, tierCode(input.id));
   },
   async validatePromotions({ input, actor, deps }) {
-    // The customer and the index (one read of the workspace's version) are fetched at the same time.
-    const [customer, index] = await Promise.all([
-      resolveCustomer(deps.db, actor.workspaceId, input.customer, false),
-      qualificationIndex(deps.db, deps.engine, actor.workspaceId),
-    ]);
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, 'AUTOMATIC');
     if (!customer) throw problem('not_found', 'no such customer');
-    const promotions = await qualify(deps.db, deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: 'AUTOMATIC', limit: 100 });
+    const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: 'AUTOMATIC', limit: 100, customerCodes });
     return { promotions };
   },
   async redeemTier({ input, actor, deps }) {
@@ -91,14 +87,9 @@ export const promotionHandlers = implement(promotionContract, {
     return outcome;
   },
   async qualify({ input, actor, deps }) {
-    // The customer, its codes and the index (one read of the workspace's version) are read at the same time.
-    const [customer, index, customerCodes] = await Promise.all([
-      resolveCustomer(deps.db, actor.workspaceId, input.customer, false),
-      input.scope === 'CUSTOMER_VOUCHERS' ? undefined : qualificationIndex(deps.db, deps.engine, actor.workspaceId),
-      input.scope === 'AUTOMATIC' || !input.customer ? undefined : customerCodesOf(deps.db, actor.workspaceId, input.customer),
-    ]);
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, input.scope);
     if (!customer) throw problem('not_found', 'no such customer');
-    const data = await qualify(deps.db, deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: input.scope, limit: input.limit, customerCodes });
+    const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: input.scope, limit: input.limit, customerCodes });
     return { data };
   },
 });

@@ -1,9 +1,10 @@
 // Qualification: what a customer can use for this cart right now (automatic tiers, vouchers assigned or published to
 // them, their gift cards), each with what it gives, best deal first. Tiers come from the workspace's qualification
-// index (rebuilt only when a tier, rule, campaign or workspace setting changed: one indexed read of the workspace's
-// promotions_version per request), are decided in full on the index's snapshots, and those whose figures move without
+// index (rebuilt only when a tier, rule, campaign or workspace setting changed: the workspace's promotions_version is
+// read per request, in one statement with the customer's facts and codes), are decided in full on the index's snapshots, and those whose figures move without
 // a version change (limits, budgets) are confirmed by the redemption engine. Customer vouchers are asked of the engine,
 // one message per partition.
+import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, RedemptionEngine } from '../../contract/engine-port.js';
 import type { Pool } from '../../platform/database.js';
 import {
@@ -17,9 +18,9 @@ import {
   type VoucherSnapshot,
 } from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
+import { previewCustomer } from '../redemptions/redemption.service.js';
 import { QualificationIndex } from './qualification-index.js';
-import type { CustomerLookup } from '../segments/index.js';
-import { findCustomerCodesOf, findPromotionsVersion } from './qualification.queries.js';
+import { findQualificationReads } from './qualification.queries.js';
 import type { QualifiedOffer } from './tier.schemas.js';
 
 const MAX_CUSTOMER_VOUCHERS = 100;
@@ -32,9 +33,8 @@ interface Cached {
 const indexes = new Map<string, Cached>();
 const building = new Map<string, Promise<Cached>>();
 
-/** The workspace's index, rebuilt (once, however many requests ask at the same time) when its version moved. */
-export async function qualificationIndex(db: Pool, engine: RedemptionEngine, workspaceId: string): Promise<QualificationIndex> {
-  const version = await findPromotionsVersion(db, workspaceId);
+/** The workspace's index at this promotions version, rebuilt (once, however many requests ask at the same time) when the version moved. */
+async function indexAt(engine: RedemptionEngine, workspaceId: string, version: string): Promise<QualificationIndex> {
   const cached = indexes.get(workspaceId);
   if (cached && cached.version === version) return cached.index;
   const key = `${workspaceId} ${version}`;
@@ -52,21 +52,38 @@ export async function qualificationIndex(db: Pool, engine: RedemptionEngine, wor
   return (await pending).index;
 }
 
-export interface QualificationRequest {
-  workspaceId: string;
-  /** The workspace's index, when the caller fetched it already (in parallel with the customer). */
-  index?: QualificationIndex | undefined;
-  order: Order;
-  customer: CustomerUse;
-  scope: 'ALL' | 'AUTOMATIC' | 'CUSTOMER_VOUCHERS';
-  limit: number;
-  /** The customer's codes, when the caller read them already (customerCodesOf, beside the customer's facts). */
-  customerCodes?: string[] | undefined;
+export type QualificationScope = 'ALL' | 'AUTOMATIC' | 'CUSTOMER_VOUCHERS';
+
+/** What a qualification decides on: its customer (undefined: named by id and not found), the tier index, the customer's codes. */
+export interface QualificationInputs {
+  customer: CustomerUse | undefined;
+  /** Undefined when the scope leaves tiers out. */
+  index: QualificationIndex | undefined;
+  customerCodes: string[];
 }
 
-/** The codes assigned or published to the customer a lookup names, read without waiting for the customer first. */
-export function customerCodesOf(db: Pool, workspaceId: string, ref: CustomerLookup): Promise<string[]> {
-  return findCustomerCodesOf(db, workspaceId, ref, MAX_CUSTOMER_VOUCHERS);
+/**
+ * Everything a qualification reads before deciding, in one statement (the promotions version, the customer's facts
+ * and codes), then the index at that version (from memory unless a tier, rule, campaign or setting changed).
+ */
+export async function qualificationInputs(db: Pool, engine: RedemptionEngine, workspaceId: string, ref: CustomerReference | undefined, scope: QualificationScope): Promise<QualificationInputs> {
+  const reads = await findQualificationReads(db, workspaceId, ref, scope === 'AUTOMATIC' ? 0 : MAX_CUSTOMER_VOUCHERS);
+  const customer = previewCustomer(ref, reads.customer);
+  if (!customer) return { customer, index: undefined, customerCodes: [] };
+  const index = scope === 'CUSTOMER_VOUCHERS' ? undefined : await indexAt(engine, workspaceId, reads.version);
+  return { customer, index, customerCodes: reads.codes };
+}
+
+export interface QualificationRequest {
+  workspaceId: string;
+  /** The workspace's tier index (qualificationInputs); needed unless the scope is CUSTOMER_VOUCHERS. */
+  index: QualificationIndex | undefined;
+  order: Order;
+  customer: CustomerUse;
+  scope: QualificationScope;
+  limit: number;
+  /** The customer's codes (qualificationInputs). */
+  customerCodes: string[];
 }
 
 type Passed = Extract<ValidationOutcome, { valid: true }>;
@@ -101,8 +118,9 @@ const bestFirst = (a: QualifiedOffer, b: QualifiedOffer) =>
   b.discount.amount - a.discount.amount || b.priority - a.priority || (a.name ?? a.code ?? '').localeCompare(b.name ?? b.code ?? '');
 
 /** Tiers that apply to the cart, best first, confirmed by the engine, at most `limit`. */
-async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
-  const index = request.index ?? (await qualificationIndex(db, engine, request.workspaceId));
+async function qualifyingTiers(engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
+  const index = request.index;
+  if (!index) return [];
   const use: UseContext = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
   // Ranked on the index's snapshots first (no I/O, no per-line split): only those that would give something are
   // worth a full decision, and only the best `limit` of them get one.
@@ -135,17 +153,16 @@ async function qualifyingTiers(db: Pool, engine: RedemptionEngine, request: Qual
 }
 
 /** Vouchers and gift cards assigned (or published) to the customer that can be used for this cart now. */
-async function qualifyingCustomerVouchers(db: Pool, engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
-  if (!request.customer.id) return [];
-  const codes = request.customerCodes ?? (await customerCodesOf(db, request.workspaceId, { id: request.customer.id }));
+async function qualifyingCustomerVouchers(engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
+  const codes = request.customerCodes;
   const outcomes = codes.length ? await engine.validateMany({ workspaceId: request.workspaceId, codes, order: request.order, customer: request.customer }) : [];
   return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
 }
 
-export async function qualify(db: Pool, engine: RedemptionEngine, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {
+export async function qualify(engine: RedemptionEngine, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {
   const [tiers, vouchers] = await Promise.all([
-    request.scope === 'CUSTOMER_VOUCHERS' ? [] : qualifyingTiers(db, engine, request, now),
-    request.scope === 'AUTOMATIC' ? [] : qualifyingCustomerVouchers(db, engine, request),
+    request.scope === 'CUSTOMER_VOUCHERS' ? [] : qualifyingTiers(engine, request, now),
+    request.scope === 'AUTOMATIC' ? [] : qualifyingCustomerVouchers(engine, request),
   ]);
   return [...tiers, ...vouchers].sort(bestFirst).slice(0, request.limit);
 }

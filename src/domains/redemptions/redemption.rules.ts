@@ -325,7 +325,15 @@ export interface OrderState {
 }
 
 export function startOrder(order: Order | undefined): OrderState {
-  const lines = (order?.items ?? []).map((item) => ({ ...item, remaining: item.price * item.quantity }));
+  // A literal of LineState's own fields: spreading the parsed item measured ~0.7 µs a line (a slow clone), which a
+  // qualification pays for every tier it decides.
+  const lines = (order?.items ?? []).map((item): LineState => ({
+    productId: item.productId,
+    sku: item.sku,
+    quantity: item.quantity,
+    price: item.price,
+    remaining: item.price * item.quantity,
+  }));
   return { remaining: order?.amount ?? 0, lines, discountShares: lines.map(() => 0), discountAmount: 0, giftAmount: 0 };
 }
 

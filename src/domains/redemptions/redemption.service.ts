@@ -41,14 +41,23 @@ export async function resolveCustomer(db: Pool, workspaceId: string, ref: Custom
   if (!ref) return NO_CUSTOMER;
   // The common case, a returning customer, is one indexed read (with its segments); only a new one takes a transaction.
   const found = await loadCustomerFacts(db, workspaceId, ref);
-  if (found) return known(found);
-  if (ref.id !== undefined) return undefined;
-  if (!create || ref.sourceId === undefined) return { id: null, given: true, facts: { segments: [], metadata: ref.metadata ?? {} } };
+  if (found || ref.id !== undefined || !create || ref.sourceId === undefined) return previewCustomer(ref, found);
   const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
   if (!customer) return { id: null, given: true };
   // Created just now: automatic segments may have taken it in, in the creating transaction.
   const created = await loadCustomerFacts(db, workspaceId, { id: customer.id });
   return created ? known(created) : { id: customer.id, given: true };
+}
+
+/**
+ * The customer a request names, from its facts as read (`found`), without creating one: resolveCustomer's answer when
+ * it may not create, for a caller that read the facts in a statement of its own (qualification).
+ */
+export function previewCustomer(ref: CustomerReference | undefined, found: CustomerFacts | undefined): CustomerUse | undefined {
+  if (!ref) return NO_CUSTOMER;
+  if (found) return known(found);
+  if (ref.id !== undefined) return undefined;
+  return { id: null, given: true, facts: { segments: [], metadata: ref.metadata ?? {} } };
 }
 
 function known(c: CustomerFacts): CustomerUse {

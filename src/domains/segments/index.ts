@@ -4,7 +4,7 @@ import type { Sql } from '../../platform/database.js';
 import type { CustomerFacts } from '../rules/index.js';
 import { findCustomerFacts, type CustomerLookup } from './segment.queries.js';
 
-export { customerIdSubquery, type CustomerLookup } from './segment.queries.js';
+export { customerFactsSelect, toCustomerFacts, type CustomerFactsRow, type CustomerLookup } from './segment.queries.js';
 
 export { segmentContract } from './segment.contract.js';
 export { segmentHandlers } from './segment.handlers.js';

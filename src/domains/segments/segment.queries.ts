@@ -174,7 +174,7 @@ export async function findMissingCustomers(db: Sql, workspaceId: string, custome
   return rows.map((r) => r.id);
 }
 
-interface CustomerFactsRow {
+export interface CustomerFactsRow {
   [column: string]: unknown;
   id: string;
   source_id: string | null;
@@ -185,7 +185,7 @@ interface CustomerFactsRow {
   segments?: string[];
 }
 
-function toCustomerFacts(row: CustomerFactsRow): CustomerFacts {
+export function toCustomerFacts(row: CustomerFactsRow): CustomerFacts {
   return {
     id: row.id,
     sourceId: row.source_id,
@@ -199,11 +199,6 @@ function toCustomerFacts(row: CustomerFactsRow): CustomerFacts {
 
 const FACT_COLUMNS = 'c.id, c.source_id, c.email, c.name, c.metadata, c.created_at';
 
-/** One customer's facts with the ids of every segment it is in, in one statement. */
-/**
- * The customer a reference names (by id, else sourceId, else email, case-insensitive, the oldest), with the ids of
- * every segment it is in: one indexed read.
- */
 /** How a lookup finds its customer `c` (the value is parameter $2; $1 is the workspace), or undefined for an empty one. */
 function lookupWhere(ref: CustomerLookup): [where: string, value: string, by: 'id' | 'source' | 'email'] | undefined {
   if (ref.id !== undefined) return ['c.id = $2', ref.id, 'id'];
@@ -213,27 +208,25 @@ function lookupWhere(ref: CustomerLookup): [where: string, value: string, by: 'i
 }
 
 /**
- * The id of the customer a lookup finds, as a scalar subquery ($1 the workspace, $2 the value): the same customer
- * findCustomerFacts reads, for a statement that runs beside it rather than after it.
+ * The customer a lookup finds (by id, else sourceId, else email, case-insensitive; the oldest), with the ids of every
+ * segment it is in, as a statement of at most one row ($1 the workspace, $2 the value): read alone by
+ * findCustomerFacts, or joined LATERAL into a statement that reads more beside it. Map its row with toCustomerFacts.
  */
-export function customerIdSubquery(ref: CustomerLookup): { sql: string; value: string; by: string } | undefined {
+export function customerFactsSelect(ref: CustomerLookup): { sql: string; value: string; by: string } | undefined {
   const found = lookupWhere(ref);
-  return found && { sql: `(SELECT c.id FROM customers c WHERE c.workspace_id = $1 AND ${found[0]} ORDER BY c.created_at LIMIT 1)`, value: found[1], by: found[2] };
+  if (!found) return undefined;
+  const sql = `SELECT ${FACT_COLUMNS},
+       ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
+     FROM customers c WHERE c.workspace_id = $1 AND ${found[0]} ORDER BY c.created_at LIMIT 1`;
+  return { sql, value: found[1], by: found[2] };
 }
 
 // A named prepared statement per kind of lookup: every checkout with a customer reads it, so it is planned once per
 // connection rather than at every call.
 export async function findCustomerFacts(db: Sql, workspaceId: string, ref: CustomerLookup): Promise<CustomerFacts | undefined> {
-  const [where, value, by] = lookupWhere(ref) ?? [];
-  if (!where) return undefined;
-  const { rows } = await preparedQuery<CustomerFactsRow>(
-    db,
-    `customer-facts-by-${by}`,
-    `SELECT ${FACT_COLUMNS},
-       ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
-     FROM customers c WHERE c.workspace_id = $1 AND ${where} ORDER BY c.created_at LIMIT 1`,
-    [workspaceId, value],
-  );
+  const select = customerFactsSelect(ref);
+  if (!select) return undefined;
+  const { rows } = await preparedQuery<CustomerFactsRow>(db, `customer-facts-by-${select.by}`, select.sql, [workspaceId, select.value]);
   return rows[0] && toCustomerFacts(rows[0]);
 }
 
