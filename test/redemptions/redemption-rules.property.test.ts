@@ -51,6 +51,43 @@ describe('discount math', () => {
     expect(percentOf(4, 10)).toBe(0);
   });
 
+  // allocate and percentOf compute in doubles while the products fit below 2^53 and in BigInt past that: both paths
+  // must give what exact integer arithmetic gives, at every size (small carts and figures near the limit alike).
+  it('allocate equals exact largest-remainder arithmetic on both sides of 2^53', () => {
+    const exactAllocate = (total: number, weights: number[]): number[] => {
+      const sum = weights.reduce((a, b) => a + b, 0);
+      const basis = sum > 0 ? weights : weights.map(() => 1);
+      const t = BigInt(total);
+      const s = BigInt(sum > 0 ? sum : weights.length);
+      const shares = basis.map((w) => (t * BigInt(w)) / s);
+      const order = basis.map((w, i) => ({ i, r: (t * BigInt(w)) % s })).sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+      let left = t - shares.reduce((a, b) => a + b, 0n);
+      for (const { i } of order) {
+        if (left === 0n) break;
+        shares[i]! += 1n;
+        left -= 1n;
+      }
+      return shares.map(Number);
+    };
+    const size = fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 2 ** 26 }), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
+    fc.assert(
+      fc.property(fc.array(size, { minLength: 1, maxLength: 8 }), size, (weights, total) => {
+        expect(allocate(total, weights)).toEqual(exactAllocate(total, weights));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('percentOf equals exact half-up rounding for any amount up to 2^53', () => {
+    fc.assert(
+      fc.property(fc.oneof(money, fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })), fc.integer({ min: 0, max: 100_000_000 }), (amount, millionths) => {
+        const exact = (BigInt(amount) * BigInt(millionths) * 2n + 100_000_000n) / 200_000_000n;
+        expect(percentOf(amount, millionths / 1_000_000)).toBe(Number(exact));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it('a capped discount is never negative, never above maxDiscount, never above what is left', () => {
     fc.assert(
       fc.property(discountArb, money, fc.option(money, { nil: null }), itemsArb, (discount, remaining, max, items) => {
