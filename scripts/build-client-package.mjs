@@ -16,7 +16,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const here = path.join(root, 'scripts', 'client-package');
 const outDir = path.join(root, 'dist', 'client-package');
 /** src/client files compiled into the package as they are: they import nothing but each other and node builtins. */
-const PORTABLE = ['client.ts', 'errors.ts', 'operation-map.ts', 'version.ts', 'webhook-signature.ts'];
+const PORTABLE = ['client.ts', 'errors.ts', 'operation-map.ts', 'surface.ts', 'version.ts', 'webhook-signature.ts'];
 /** Files the package gets from this script, in place of src/client's registry-bound ones. */
 const GENERATED = ['index.ts', 'api.ts', 'operation-table.ts', 'problem-codes.ts'];
 /** Names the package's entry exports itself; a schema id equal to one is renamed. */

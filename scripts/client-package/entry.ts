@@ -25,15 +25,4 @@ export type InputArgs<N extends OperationName> = InputArgsIn<Operations, N>;
 
 export type * from './api.js';
 export { OPERATIONS, type OperationEntry } from './operation-table.js';
-export { type BatchCall, type BatchOutcome, type CallOptions, type ClientOptions, type OperationInfo, type ServerDescription } from './client.js';
-export { ApiError, ConnectionError, PromotionsError, TimeoutError, VersionMismatchError, type ProblemDetails, type ProblemFieldError } from './errors.js';
-export { CLIENT_VERSION, CLIENT_VERSION_HEADER, isCompatibleVersion, SERVER_VERSION_HEADER } from './version.js';
-export type { ProblemCode } from './problem-codes.js';
-export {
-  EVENT_ID_HEADER,
-  EVENT_TYPE_HEADER,
-  SIGNATURE_HEADER,
-  verifyWebhookSignature,
-  type VerifyOptions,
-  type WebhookVerification,
-} from './webhook-signature.js';
+export * from './surface.js';
