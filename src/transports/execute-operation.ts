@@ -59,6 +59,14 @@ function rateLimited(decision: RateLimitDecision, detail: string): ProblemError 
 
 const UNAUTHENTICATED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="api"' };
 
+const ALWAYS = () => true;
+
+function refuseUnitOfWork(operation: Operation): () => never {
+  return () => {
+    throw new Error(`${operation.name} is declared ${operation.effect}: it has no unit of work`);
+  };
+}
+
 /** The Idempotency-Key header, the alternative to an operation's `idempotencyKey` body field. */
 export function idempotencyHeader(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
   const value = req.headers['idempotency-key'];
@@ -74,6 +82,8 @@ export class OperationPipeline {
   /** Per operation: the registry's secret names but those its own schemas declare plain (secretFieldNamesFor). */
   readonly #secretFieldsOf: ReadonlyMap<string, ReadonlySet<string>>;
   readonly #rateLimits: RequestRateLimits | undefined;
+  /** Per operation without a unit of work (read, none): what its mutate() and auditTrail() throw. */
+  readonly #refusals: ReadonlyMap<string, () => never>;
 
   constructor(options: PipelineOptions) {
     this.handlers = options.handlers;
@@ -83,6 +93,7 @@ export class OperationPipeline {
     this.#secretFields = options.secretFields;
     this.#secretFieldsOf = new Map(options.handlers.map((h) => [h.operation.name, secretFieldNamesFor(options.secretFields, [h.operation.body, h.operation.output])]));
     this.#rateLimits = options.rateLimits;
+    this.#refusals = new Map(options.handlers.filter((h) => h.operation.effect !== 'write').map((h) => [h.operation.name, refuseUnitOfWork(h.operation)]));
   }
 
   get operations(): Operation[] {
@@ -158,11 +169,10 @@ export class OperationPipeline {
   #context(operation: Operation, actor: Actor, input: Record<string, unknown>, request: RequestMeta, log: Logger) {
     const base = { input: input as never, actor, deps: this.deps, request, log: operation.hot ? log : log.child({ operation: operation.name }) };
     if (operation.effect !== 'write') {
-      const refuse = (): never => {
-        throw new Error(`${operation.name} is declared ${operation.effect}: it has no unit of work`);
-      };
-      const handler: HandlerContext<Operation> = { ...base, mutate: refuse, auditTrail: refuse };
-      return { handler, audited: () => true };
+      // A literal with the operation's own refusal: every validate and qualification passes here.
+      const refuse = this.#refusals.get(operation.name) ?? refuseUnitOfWork(operation);
+      const handler: HandlerContext<Operation> = { input: base.input, actor, deps: base.deps, request, log: base.log, mutate: refuse, auditTrail: refuse };
+      return { handler, audited: ALWAYS };
     }
     const trail: AuditTrail = {
       workspaceId: actor.workspaceId,
