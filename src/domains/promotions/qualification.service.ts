@@ -18,7 +18,7 @@ import {
   type VoucherSnapshot,
 } from '../redemptions/redemption.rules.js';
 import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
-import { previewCustomer } from '../redemptions/redemption.service.js';
+import { previewCustomer } from '../redemptions/index.js';
 import { QualificationIndex } from './qualification-index.js';
 import { findQualificationReads } from './qualification.queries.js';
 import type { QualifiedOffer } from './tier.schemas.js';
