@@ -93,7 +93,8 @@ export class OperationPipeline {
     this.#secretFields = options.secretFields;
     this.#secretFieldsOf = new Map(options.handlers.map((h) => [h.operation.name, secretFieldNamesFor(options.secretFields, [h.operation.body, h.operation.output])]));
     this.#rateLimits = options.rateLimits;
-    this.#refusals = new Map(options.handlers.filter((h) => h.operation.effect !== 'write').map((h) => [h.operation.name, refuseUnitOfWork(h.operation)]));
+    const withoutUnitOfWork = options.handlers.filter((h) => h.operation.effect !== 'write');
+    this.#refusals = new Map(withoutUnitOfWork.map((h) => [h.operation.name, refuseUnitOfWork(h.operation)]));
   }
 
   get operations(): Operation[] {
@@ -171,7 +172,8 @@ export class OperationPipeline {
     if (operation.effect !== 'write') {
       // A literal with the operation's own refusal: every validate and qualification passes here.
       const refuse = this.#refusals.get(operation.name) ?? refuseUnitOfWork(operation);
-      const handler: HandlerContext<Operation> = { input: base.input, actor, deps: base.deps, request, log: base.log, mutate: refuse, auditTrail: refuse };
+      const { input: given, deps, log: logger } = base;
+      const handler: HandlerContext<Operation> = { input: given, actor, deps, request, log: logger, mutate: refuse, auditTrail: refuse };
       return { handler, audited: ALWAYS };
     }
     const trail: AuditTrail = {

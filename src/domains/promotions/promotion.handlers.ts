@@ -65,9 +65,10 @@ export const promotionHandlers = implement(promotionContract, {
     await deps.engine.voucherChanged(actor.workspaceId, tierCode(input.id));
   },
   async validatePromotions({ input, actor, deps }) {
-    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, 'AUTOMATIC');
+    const scope = 'AUTOMATIC';
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, scope);
     if (!customer) throw problem('not_found', 'no such customer');
-    const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: 'AUTOMATIC', limit: 100, customerCodes });
+    const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit: 100, customerCodes });
     return { promotions };
   },
   async redeemTier({ input, actor, deps }) {
@@ -89,7 +90,8 @@ export const promotionHandlers = implement(promotionContract, {
   async qualify({ input, actor, deps }) {
     const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, input.scope);
     if (!customer) throw problem('not_found', 'no such customer');
-    const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope: input.scope, limit: input.limit, customerCodes });
+    const { scope, limit } = input;
+    const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes });
     return { data };
   },
 });

@@ -20,7 +20,12 @@ type ReadsRow = Partial<CustomerFactsRow> & { v: string; codes: string[] | null 
  * The promotions version, and with a lookup the customer's facts and (codesLimit > 0) codes, in one round trip: the
  * three reads every qualification needs, which as three statements cost three times the protocol and wake-ups.
  */
-export async function findQualificationReads(db: Sql, workspaceId: string, ref: CustomerLookup | undefined, codesLimit: number): Promise<QualificationReads> {
+export async function findQualificationReads(
+  db: Sql,
+  workspaceId: string,
+  ref: CustomerLookup | undefined,
+  codesLimit: number,
+): Promise<QualificationReads> {
   const select = ref && customerFactsSelect(ref);
   if (!select) {
     const { rows } = await preparedQuery<{ v: string }>(db, 'promotions-version', 'SELECT promotions_version::text AS v FROM workspaces WHERE workspace_id = $1', [workspaceId]);

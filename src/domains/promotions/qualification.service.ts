@@ -1,8 +1,8 @@
 // Qualification: what a customer can use for this cart right now (automatic tiers, vouchers assigned or published to
 // them, their gift cards), each with what it gives, best deal first. Tiers come from the workspace's qualification
 // index (rebuilt only when a tier, rule, campaign or workspace setting changed: the workspace's promotions_version is
-// read per request, in one statement with the customer's facts and codes), are decided in full on the index's snapshots, and those whose figures move without
-// a version change (limits, budgets) are confirmed by the redemption engine. Customer vouchers are asked of the engine,
+// read per request, in one statement with the customer's facts and codes), are decided in full on the index's
+// snapshots, and those whose figures move without a version change (limits, budgets) are confirmed by the engine. Customer vouchers are asked of the engine,
 // one message per partition.
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, RedemptionEngine } from '../../contract/engine-port.js';
@@ -33,7 +33,7 @@ interface Cached {
 const indexes = new Map<string, Cached>();
 const building = new Map<string, Promise<Cached>>();
 
-/** The workspace's index at this promotions version, rebuilt (once, however many requests ask at the same time) when the version moved. */
+/** The workspace's index at this promotions version: rebuilt when the version moved, once however many requests ask. */
 async function indexAt(engine: RedemptionEngine, workspaceId: string, version: string): Promise<QualificationIndex> {
   const cached = indexes.get(workspaceId);
   if (cached && cached.version === version) return cached.index;
@@ -66,7 +66,13 @@ export interface QualificationInputs {
  * Everything a qualification reads before deciding, in one statement (the promotions version, the customer's facts
  * and codes), then the index at that version (from memory unless a tier, rule, campaign or setting changed).
  */
-export async function qualificationInputs(db: Pool, engine: RedemptionEngine, workspaceId: string, ref: CustomerReference | undefined, scope: QualificationScope): Promise<QualificationInputs> {
+export async function qualificationInputs(
+  db: Pool,
+  engine: RedemptionEngine,
+  workspaceId: string,
+  ref: CustomerReference | undefined,
+  scope: QualificationScope,
+): Promise<QualificationInputs> {
   const reads = await findQualificationReads(db, workspaceId, ref, scope === 'AUTOMATIC' ? 0 : MAX_CUSTOMER_VOUCHERS);
   const customer = previewCustomer(ref, reads.customer);
   if (!customer) return { customer, index: undefined, customerCodes: [] };
