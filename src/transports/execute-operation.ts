@@ -170,10 +170,9 @@ export class OperationPipeline {
   #context(operation: Operation, actor: Actor, input: Record<string, unknown>, request: RequestMeta, log: Logger) {
     const base = { input: input as never, actor, deps: this.deps, request, log: operation.hot ? log : log.child({ operation: operation.name }) };
     if (operation.effect !== 'write') {
-      // A literal with the operation's own refusal: every validate and qualification passes here.
+      // Every validate and qualification passes here: the operation's refusal is made once, not per request.
       const refuse = this.#refusals.get(operation.name) ?? refuseUnitOfWork(operation);
-      const { input: given, deps, log: logger } = base;
-      const handler: HandlerContext<Operation> = { input: given, actor, deps, request, log: logger, mutate: refuse, auditTrail: refuse };
+      const handler: HandlerContext<Operation> = Object.assign(base, { mutate: refuse, auditTrail: refuse });
       return { handler, audited: ALWAYS };
     }
     const trail: AuditTrail = {
