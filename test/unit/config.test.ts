@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDurationList } from '../../src/config.js';
+import { ConfigError, defaultPartitions, loadConfig, parseDurationList } from '../../src/config.js';
 
 describe('configuration from the environment', () => {
   it('applies the contract defaults', () => {
@@ -18,6 +19,16 @@ describe('configuration from the environment', () => {
     expect(config.webhookRetryScheduleMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000]);
     expect(config.partitions).toBeGreaterThanOrEqual(1);
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('gives each web process one partition thread per two cores of its share, at least one', () => {
+    // Two cores and one web process: one thread (two measured slower there, the web thread needing a core of its own).
+    expect(defaultPartitions(2, 1)).toBe(1);
+    expect(defaultPartitions(8, 1)).toBe(4);
+    expect(defaultPartitions(16, 2)).toBe(4);
+    expect(defaultPartitions(8, 8)).toBe(1);
+    expect(defaultPartitions(1, 1)).toBe(1);
+    expect(loadConfig({ WEB_PROCESSES: '1' }).partitions).toBe(defaultPartitions(os.availableParallelism(), 1));
   });
 
   it('parses given values and treats empty strings as unset', () => {
