@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocate, cappedDiscount, percentOf, type LineState } from '../../src/domains/redemptions/discount.rules.js';
-import { evaluateStack, type StackEntry, type VoucherSnapshot } from '../../src/domains/redemptions/redemption.rules.js';
+import { evaluateStack, pointsFor, pointsWorth, type StackEntry, type VoucherSnapshot } from '../../src/domains/redemptions/redemption.rules.js';
 
 const money = fc.integer({ min: 0, max: 10_000_000 });
 
@@ -83,6 +83,22 @@ describe('discount math', () => {
       fc.property(fc.oneof(money, fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })), fc.integer({ min: 0, max: 100_000_000 }), (amount, millionths) => {
         const exact = (BigInt(amount) * BigInt(millionths) * 2n + 100_000_000n) / 200_000_000n;
         expect(percentOf(amount, millionths / 1_000_000)).toBe(Number(exact));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  // Pay with points converts in doubles while the product fits below 2^53 and in BigInt past that, like percentOf.
+  it('pointsWorth and pointsFor equal exact floor and ceiling on both sides of 2^53', () => {
+    const count = fc.oneof(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 2 ** 30 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+    const rate = fc.oneof(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 2 ** 26 }), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }));
+    fc.assert(
+      fc.property(count, rate, rate, (n, points, amount) => {
+        const value = { points, amount };
+        const worth = (BigInt(n) * BigInt(amount)) / BigInt(points);
+        expect(pointsWorth(n, value)).toBe(worth > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(worth));
+        const per = BigInt(amount);
+        expect(pointsFor(n, value)).toBe(Number((BigInt(n) * BigInt(points) + per - 1n) / per));
       }),
       { numRuns: 2_000 },
     );

@@ -60,9 +60,14 @@ export interface PointValue {
   amount: number;
 }
 
-/** Money `points` are worth: floor(points × amount / value.points), computed exactly, at most 2^53-1. */
+/**
+ * Money `points` are worth: floor(points × amount / value.points), exact, at most 2^53-1. In doubles while the product
+ * stays below 2^53 (one division of such an integer floors exactly), else in BigInt.
+ */
 export function pointsWorth(points: number, value: PointValue): number {
   if (points <= 0) return 0;
+  const product = points * value.amount;
+  if (product <= Number.MAX_SAFE_INTEGER) return Math.floor(product / value.points);
   const worth = (BigInt(points) * BigInt(value.amount)) / BigInt(value.points);
   return worth > BigInt(MAX_AMOUNT) ? MAX_AMOUNT : Number(worth);
 }
@@ -70,6 +75,8 @@ export function pointsWorth(points: number, value: PointValue): number {
 /** Points that pay `amount`: ceil(amount × value.points / value.amount). Never more than the points worth it. */
 export function pointsFor(amount: number, value: PointValue): number {
   if (amount <= 0) return 0;
+  const numerator = amount * value.points + value.amount - 1;
+  if (numerator <= Number.MAX_SAFE_INTEGER) return Math.floor(numerator / value.amount);
   const per = BigInt(value.amount);
   return Number((BigInt(amount) * BigInt(value.points) + per - 1n) / per);
 }
