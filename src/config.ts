@@ -227,7 +227,8 @@ export function rateLimitsFromEnvironment(env: NodeJS.ProcessEnv = process.env):
  * Partition threads per web process when PARTITIONS is unset: one per two cores of the process's share, at least one.
  * A partition keeps one batch at a time in PostgreSQL and the web thread takes a core of its own, so more threads than
  * that only halve the batches and crowd the cores: on 2 cores shared with PostgreSQL and a load generator, one thread
- * redeemed over 10,000 codes 1.3–1.5x as fast as two in the bench, hot codes alike (README, "Benchmarks").
+ * redeemed over 10,000 codes 1.3–1.5x as fast as two in the bench; hot codes about alike, the 3-voucher
+ * stack ~5 % slower (README, "Benchmarks").
  */
 export function defaultPartitions(cores: number, webProcesses: number): number {
   return Math.max(1, Math.floor(cores / webProcesses / 2));
