@@ -1,6 +1,6 @@
 -- The reservation guard (0016) ran for every voucher row whose use or credits an engine batch took: two PL/pgSQL calls
--- and a read of voucher_sessions, about as much as the update itself (10,000 single-row updates: ~12 µs each without
--- it, ~22 µs with it), though most vouchers never had a session. A voucher now says whether it ever had one
+-- and a read of voucher_sessions, about as much as the update itself (5,000 rows in one UPDATE: ~10 µs a row without
+-- it, ~22 µs with it; one row per UPDATE: ~51 µs without, ~80 µs with), though most vouchers never had a session. A voucher now says whether it ever had one
 -- (reserved_ever, set once, never cleared: clearing it could race a session being written) and the trigger's WHEN
 -- clause skips the others without calling anything.
 --
