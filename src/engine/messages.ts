@@ -21,6 +21,13 @@ export interface HoldItem {
   session?: string | undefined;
 }
 
+export interface StackItem {
+  code: string;
+  tierId?: string | undefined;
+  amount?: number | undefined;
+  session?: { key: string } | undefined;
+}
+
 export type PartitionCall =
   | {
       type: 'validate';
@@ -52,6 +59,20 @@ export type PartitionCall =
   /** `sessions`: the session key of a code, whose own reservation the snapshot does not count as taken. */
   | { type: 'snapshot'; workspaceId: string; codes: string[]; customer: CustomerUse; sessions?: Record<string, string> | undefined }
   | { type: 'hold'; workspaceId: string; holdId: string; items: HoldItem[]; customer: CustomerUse }
+  /**
+   * A whole stack whose vouchers this thread owns (every slot held by this process and served here): decided and
+   * committed in a batch like a redemption, with no holds. `code` of a tier entry is its internal code `tier:<id>`.
+   */
+  | {
+      type: 'stack';
+      workspaceId: string;
+      vouchers: StackItem[];
+      order: Order;
+      customer: CustomerUse;
+      idempotency: IdempotencyClaim;
+      metadata?: Record<string, unknown> | undefined;
+      stackLimit: number;
+    }
   | { type: 'release'; workspaceId: string; holdId: string; applied: boolean }
   | { type: 'forget'; workspaceId: string; code?: string | undefined; campaignId?: string | undefined; rules?: boolean | undefined; budgetOf?: string | undefined }
   /** This process gained a partition lease: whatever it cached may have changed under another owner meanwhile. */
@@ -63,8 +84,11 @@ export type PartitionCall =
 /** A partition slot and the fencing token of this process's lease on it. */
 export type Fence = readonly [slot: number, token: number];
 
-/** A call as a partition thread receives it: with the lease it was routed under, which its writes carry to the database. */
-export type FencedCall = PartitionCall & { fence?: Fence | undefined };
+/**
+ * A call as a partition thread receives it: with the lease it was routed under, which its writes carry to the database
+ * (`fences`: a stack's, one per slot of its vouchers).
+ */
+export type FencedCall = PartitionCall & { fence?: Fence | undefined; fences?: Fence[] | undefined };
 
 /** The detail of the 503 a partition answers when its lease moved before it could commit: the router asks the new owner. */
 export const PARTITION_MOVED = 'the partition of this voucher moved to another process; retry';

@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger.js';
 import { projectRoot } from '../platform/paths.js';
 import { errorOf, NotOwner, type LinkClient } from './leases/engine-link.js';
 import { SLOTS, type PartitionLeases } from './leases/partition-leases.js';
-import { isRefused, PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type PartitionReply, type PartitionRequest, type PartitionSettings, type SnapshotEntry } from './messages.js';
+import { isRefused, PARTITION_MOVED, type CustomerUse, type Fence, type FencedCall, type PartitionCall, type PartitionReply, type PartitionRequest, type PartitionSettings, type SnapshotEntry } from './messages.js';
 
 const PARTITION_ENTRY = new URL(`file://${projectRoot}/dist/workers/partition.js`);
 
@@ -180,6 +180,22 @@ export class PartitionRouter {
       }),
     );
     return new Map(answers.flat().map((entry) => [entry.code, entry]));
+  }
+
+  /**
+   * A call about several slots that this process holds and one of its threads serves: sent to that thread with every
+   * slot's fence (a write is refused should any lease have moved). Undefined when they are not all that thread's.
+   */
+  callOwned<T>(slots: readonly number[], call: PartitionCall): Promise<T> | undefined {
+    if (slots.length === 0) return undefined;
+    const thread = this.threadOf(slots[0]!);
+    const fences: Fence[] = [];
+    for (const slot of new Set(slots)) {
+      const token = this.leases.tokenOf(slot);
+      if (token === undefined || this.threadOf(slot) !== thread) return undefined;
+      fences.push([slot, token]);
+    }
+    return thread.call({ ...call, fences }) as Promise<T>;
   }
 
   /**

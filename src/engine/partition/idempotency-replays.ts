@@ -42,7 +42,8 @@ export class IdempotencyReplays<R extends KeyedRequest> {
       const claim = claimOf(request.call);
       if (!claim) continue;
       const id = idOf(request.call, claim.key);
-      if (forceLookup?.has(id) || !this.recent.has(id)) lookups.push({ workspaceId: workspaceOf(request.call), key: claim.key });
+      // A stack's key is not looked up first (most are new): its commit finds a used key taken, and it is read then.
+      if (forceLookup?.has(id) || (!this.recent.has(id) && request.call.type !== 'stack')) lookups.push({ workspaceId: workspaceOf(request.call), key: claim.key });
     }
     const stored = await loadIdempotencyKeys(this.db, lookups);
     for (const s of stored) this.recent.set(`${s.workspaceId} ${s.key}`, { hash: s.requestHash, response: s.response });
@@ -92,7 +93,7 @@ export class IdempotencyReplays<R extends KeyedRequest> {
 }
 
 function claimOf(call: PartitionCall) {
-  return call.type === 'redeem' || call.type === 'rollback' ? call.idempotency : undefined;
+  return call.type === 'redeem' || call.type === 'rollback' || call.type === 'stack' ? call.idempotency : undefined;
 }
 
 const workspaceOf = (call: PartitionCall) => (call as { workspaceId: string }).workspaceId;

@@ -14,6 +14,8 @@ export function codesOf(call: PartitionCall): string[] {
       return call.codes;
     case 'hold':
       return call.items.map((i) => i.code);
+    case 'stack':
+      return call.vouchers.map((v) => v.code);
     default:
       return [];
   }

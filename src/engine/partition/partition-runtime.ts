@@ -5,7 +5,7 @@
 // Each batch's insight figures commit in its statement; the refusals it answers are counted and written every 2 s.
 import { ProblemError } from '../../contract/problems.js';
 import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
-import type { ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
+import type { StackOutcome, ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';
@@ -298,7 +298,7 @@ export class PartitionRuntime {
   }
 
   private markItemStale(call: PartitionCall): void {
-    if ('code' in call && call.type !== 'forget') this.cache.markStale(voucherKey(call.workspaceId, call.code));
+    for (const key of keysOf(call)) this.cache.markStale(key);
   }
 
   private answer(item: Item, result: unknown): void {
@@ -450,8 +450,8 @@ export class PartitionRuntime {
       let reread = false;
       for (const item of pending) {
         const outcome = outcomes.get(item) as { code?: string } | undefined;
-        if ((item.call.type === 'redeem' || item.call.type === 'validate') && outcome?.code === 'campaign_budget_exhausted') {
-          reread = this.budgets.verify(this.cache.peek(voucherKey(item.call.workspaceId, item.call.code))?.snapshot, now) || reread;
+        if ((item.call.type === 'redeem' || item.call.type === 'validate' || item.call.type === 'stack') && outcome?.code === 'campaign_budget_exhausted') {
+          for (const key of keysOf(item.call)) reread = this.budgets.verify(this.cache.peek(key)?.snapshot, now) || reread;
         }
       }
       if (reread) {
@@ -459,8 +459,8 @@ export class PartitionRuntime {
         continue;
       }
       for (const item of pending) {
-        const fence = (item.call as FencedCall).fence;
-        if (fence) plan.fences.add(`${fence[0]}:${fence[1]}`);
+        const { fence, fences } = item.call as FencedCall;
+        for (const f of fences ?? (fence ? [fence] : [])) plan.fences.add(`${f[0]}:${f[1]}`);
       }
       const reserving = sessions.added(now);
       setPending(taken, reserving, +1);
@@ -486,6 +486,7 @@ export class PartitionRuntime {
           if (outcome instanceof Error) this.refuse(item, outcome);
           else this.answer(item, typeof outcome === 'function' ? outcome() : outcome);
           if (item.call.type === 'redeem' || item.call.type === 'validate') this.countRefusal(item.call, outcome, now);
+          if (item.call.type === 'stack') this.countStackRefusal(item.call, outcome as StackOutcome, now);
           if (!(outcome instanceof Error)) this.replays.remember(item.call, outcome);
         }
         return;
@@ -518,11 +519,21 @@ export class PartitionRuntime {
     this.refusals.add(call.workspaceId, campaignId, code, call.type === 'validate' ? 'validation' : 'redemption', now);
   }
 
+  /** A refused stack counts once, under the first refused entry's campaign (as the cross-partition coordinator counts). */
+  private countStackRefusal(call: Extract<PartitionCall, { type: 'stack' }>, outcome: StackOutcome, now: number): void {
+    const code = refusalCodeOf(outcome);
+    if (code === undefined) return;
+    const item = call.vouchers[outcome.results.findIndex((r) => !r.ok && r.code !== 'skipped')];
+    const voucher = item && ofKind(this.cache.peek(voucherKey(call.workspaceId, item.code)), item.tierId !== undefined ? 'TIER' : 'CODE');
+    this.refusals.add(call.workspaceId, voucher?.campaignId ?? null, code, 'stack', now);
+  }
+
   private markVoucherIdStale(items: Item[], voucherId: string): void {
     for (const item of items) {
-      const call = item.call as WriteCall;
-      const entry = this.cache.peek(voucherKey(call.workspaceId, call.code));
-      if (entry?.snapshot?.id === voucherId) entry.stale = true;
+      for (const key of keysOf(item.call)) {
+        const entry = this.cache.peek(key);
+        if (entry?.snapshot?.id === voucherId) entry.stale = true;
+      }
     }
   }
 

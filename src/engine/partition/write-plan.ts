@@ -76,6 +76,15 @@ export function isEmpty(plan: WritePlan): boolean {
   return plan.keys.length === 0 && plan.pointsDebits.length === 0 && plan.deltas.size === 0 && plan.rollbackIds.length === 0 && plan.events.length === 0 && plan.audited.length === 0 && plan.sessions.size === 0;
 }
 
+/** The `voucher.stack.redeemed` event of a stack: each member's redemption (by code or tier) and amount. */
+export function planStackEvent(plan: WritePlan, workspaceId: string, stackId: string, results: ReadonlyArray<{ redemptionId?: string; tierId?: string; voucherCode?: string; amount?: number }>): void {
+  plan.events.push({
+    workspaceId,
+    type: 'voucher.stack.redeemed',
+    payload: { stackId, redemptions: results.map((r) => ({ redemptionId: r.redemptionId, ...(r.tierId !== undefined ? { tierId: r.tierId } : { voucherCode: r.voucherCode }), amount: r.amount })) },
+  });
+}
+
 export interface RedemptionDraft {
   voucher: VoucherSnapshot;
   kind: 'DISCOUNT' | 'GIFT' | 'POINTS';

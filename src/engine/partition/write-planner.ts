@@ -6,24 +6,40 @@ import { uuidv7 } from '../../platform/ids.js';
 import {
   balanceTaken,
   decideSingle,
+  evaluateStack,
   messageOf,
   orderTotals,
   refusalFields,
   validationOutcome,
+  type Grant,
   type Reserved,
+  type StackEntry,
   type UseContext,
+  type VoucherSnapshot,
 } from '../../domains/redemptions/redemption.rules.js';
-import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type StackOutcome, type ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { CustomerUse, PartitionCall, SessionOpening } from '../messages.js';
 import type { Spent } from './budget-states.js';
-import { emptyPlan, planBudget, planDelta, planLedger, planRedemption, planRollback, planSession, planUsage, type WritePlan } from './write-plan.js';
+import {
+  emptyPlan,
+  planBudget,
+  planDelta,
+  planLedger,
+  planRedemption,
+  planRollback,
+  planSession,
+  planStackEvent,
+  planUsage,
+  type RedemptionDraft,
+  type WritePlan,
+} from './write-plan.js';
 import type { StoredRedemption } from './hot-path.sql.js';
 import { SessionChanges } from './session-reservations.js';
 import { noUse, ofKind, type HotVoucher } from './voucher-state-cache.js';
 
 type Call<T extends PartitionCall['type']> = Extract<PartitionCall, { type: T }>;
 export type SessionValidation = Call<'validate'> & { session: SessionOpening };
-export type WriteCall = Call<'redeem' | 'rollback' | 'adjust' | 'releaseSession'> | SessionValidation;
+export type WriteCall = Call<'redeem' | 'rollback' | 'adjust' | 'releaseSession' | 'stack'> | SessionValidation;
 
 /** Working copy of what a batch takes from one voucher, before it commits. */
 export interface Taken {
@@ -89,6 +105,8 @@ class BatchPlanner {
         return this.adjust(call);
       case 'releaseSession':
         return this.releaseSession(call);
+      case 'stack':
+        return this.stack(call);
     }
   }
 
@@ -126,30 +144,7 @@ class BatchPlanner {
       outcome = { ok: false, ...refusalFields(decision) };
     } else {
       const voucher = v!;
-      const t = this.take(entry!);
-      t.uses += 1;
-      t.balance += balanceTaken(decision);
-      if (voucher.campaign?.budget) {
-        const c = this.campaignTaken.get(voucher.campaign.id) ?? { uses: 0, amount: 0 };
-        this.campaignTaken.set(voucher.campaign.id, { uses: c.uses + 1, amount: c.amount + decision.amount });
-      }
-      if (call.customer.id) t.byCustomer.set(call.customer.id, (t.byCustomer.get(call.customer.id) ?? 0) + 1);
-      if (voucher.referral && call.customer.id) this.convertedHere.add(`${voucher.referral.programId} ${call.customer.id}`);
-      if (own !== undefined) {
-        this.sessions.set(entry!, own, null);
-        planSession(this.plan, voucher, own, null);
-      }
-      const id = planRedemption(this.plan, {
-        voucher,
-        kind: decision.kind,
-        amount: decision.amount,
-        points: decision.kind === 'POINTS' ? decision.points : undefined,
-        customerId: call.customer.id,
-        order: call.order,
-        metadata: call.metadata,
-        stackId: null,
-        createdAt: this.createdAt,
-      });
+      const id = this.use(entry!, voucher, decision, call.customer, own, { order: call.order, metadata: call.metadata, stackId: null });
       outcome = {
         ok: true,
         redemption: {
@@ -167,6 +162,73 @@ class BatchPlanner {
       };
     }
     if (call.idempotency) this.plan.keys.push({ workspaceId: call.workspaceId, key: call.idempotency.key, requestHash: call.idempotency.hash, response: outcome });
+    return outcome;
+  }
+
+  /**
+   * One use of a voucher granted `grant`: taken from the batch's working copies (counts, credits, the customer's
+   * uses, the campaign's budget, a referee's conversion), the caller's own session consumed, the redemption planned.
+   */
+  private use(entry: HotVoucher, voucher: VoucherSnapshot, grant: Grant, customer: CustomerUse, own: string | undefined, row: Pick<RedemptionDraft, 'order' | 'metadata' | 'stackId'>): string {
+    const t = this.take(entry);
+    t.uses += 1;
+    t.balance += balanceTaken(grant);
+    if (voucher.campaign?.budget) {
+      const c = this.campaignTaken.get(voucher.campaign.id) ?? { uses: 0, amount: 0 };
+      this.campaignTaken.set(voucher.campaign.id, { uses: c.uses + 1, amount: c.amount + grant.amount });
+    }
+    if (customer.id) t.byCustomer.set(customer.id, (t.byCustomer.get(customer.id) ?? 0) + 1);
+    if (voucher.referral && customer.id) this.convertedHere.add(`${voucher.referral.programId} ${customer.id}`);
+    if (own !== undefined) {
+      this.sessions.set(entry, own, null);
+      planSession(this.plan, voucher, own, null);
+    }
+    return planRedemption(this.plan, {
+      voucher,
+      kind: grant.kind,
+      amount: grant.amount,
+      points: grant.kind === 'POINTS' ? grant.points : undefined,
+      customerId: customer.id,
+      ...row,
+      createdAt: this.createdAt,
+    });
+  }
+
+  /**
+   * A stack whose vouchers are all this partition's: evaluated on the batch's working copies (after the batch's earlier
+   * decisions, with others' holds and reservations counted), then every member used, or none. Atomic like the
+   * cross-partition stack (stack-redemption.ts): its rows, the stack event and its key commit with the batch or not at
+   * all. A refusal stores its key too.
+   */
+  private stack(call: Call<'stack'>): StackOutcome {
+    const now = this.ctx.now;
+    const owned = call.vouchers.map((item) => {
+      const entry = this.ctx.entryOf(call.workspaceId, item.code);
+      const v = ofKind(entry, item.tierId !== undefined ? 'TIER' : 'CODE');
+      const own = item.session && entry && v && this.sessions.get(entry, item.session.key, now) ? item.session.key : undefined;
+      return { entry, v, own };
+    });
+    const entries: StackEntry[] = call.vouchers.map((item, i) => {
+      const { entry, v, own } = owned[i]!;
+      return { code: item.code, tierId: item.tierId, amount: item.amount, voucher: v, use: entry && v ? this.useOf(entry, call.customer, own) : noUse(call.customer) };
+    });
+    const evaluation = evaluateStack(entries, call.order, call.stackLimit, now);
+    const key = (outcome: StackOutcome) => this.plan.keys.push({ workspaceId: call.workspaceId, key: call.idempotency.key, requestHash: call.idempotency.hash, response: outcome });
+    if (!evaluation.ok) {
+      const outcome: StackOutcome = { ok: false, ...refusalFields(evaluation.failure!), results: evaluation.results };
+      key(outcome);
+      return outcome;
+    }
+    const stackId = uuidv7();
+    const results = [...evaluation.results];
+    for (const member of evaluation.members) {
+      const { entry, own } = owned[member.index]!;
+      const redemptionId = this.use(entry!, member.voucher, member.grant, call.customer, own, { order: call.order, metadata: call.metadata, stackId });
+      results[member.index] = { ...results[member.index]!, redemptionId };
+    }
+    planStackEvent(this.plan, call.workspaceId, stackId, results);
+    const outcome: StackOutcome = { ok: true, stackId, results, order: orderTotals(call.order, evaluation.state) };
+    key(outcome);
     return outcome;
   }
 
