@@ -186,7 +186,7 @@ export class PartitionRouter {
    * A call about several slots that this process holds and one of its threads serves: sent to that thread with every
    * slot's fence (a write is refused should any lease have moved). Undefined when they are not all that thread's.
    */
-  callOwned<T>(slots: readonly number[], call: PartitionCall): Promise<T> | undefined {
+  private callOwned(slots: readonly number[], call: PartitionCall): Promise<unknown> | undefined {
     if (slots.length === 0) return undefined;
     const thread = this.threadOf(slots[0]!);
     const fences: Fence[] = [];
@@ -195,7 +195,26 @@ export class PartitionRouter {
       if (token === undefined || this.threadOf(slot) !== thread) return undefined;
       fences.push([slot, token]);
     }
-    return thread.call({ ...call, fences }) as Promise<T>;
+    return thread.call({ ...call, fences });
+  }
+
+  /**
+   * A call about several slots (a stack's) for the one thread that serves them all: here, or at the one member that
+   * holds them all (which checks the same). Undefined, with nothing written, when no one thread serves them all or a
+   * slot moved meanwhile: the caller then goes its way across owners. A forwarded write whose fate is unknown throws.
+   */
+  async callOneThread<T>(slots: readonly number[], call: PartitionCall): Promise<T | undefined> {
+    try {
+      const here = this.callOwned(slots, call);
+      if (here) return (await here) as T;
+      const owners = new Set(slots.map((slot) => this.leases.ownerOf(slot)?.url));
+      const [url] = owners;
+      if (owners.size !== 1 || url === undefined) return undefined;
+      return (await this.forward(url, slots[0]!, call)) as T;
+    } catch (error) {
+      if (error instanceof Moved || (error instanceof ProblemError && error.message === PARTITION_MOVED)) return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -255,6 +274,11 @@ export class PartitionRouter {
    * the slot. The reply travels as the thread gave it (a refusal naming fields stays a result).
    */
   async serve(slot: number, call: PartitionCall): Promise<unknown> {
+    if (call.type === 'stack') {
+      const together = this.callOwned(call.vouchers.map((v) => this.route(call.workspaceId, v.code)), call);
+      if (!together) throw new NotOwner();
+      return together;
+    }
     const token = Number.isInteger(slot) && slot >= 0 && slot < SLOTS ? this.leases.tokenOf(slot) : undefined;
     if (token === undefined) throw new NotOwner();
     return this.threadOf(slot).call({ ...call, fence: [slot, token] });

@@ -121,6 +121,38 @@ describe('partition leases across three web processes', () => {
     expect(rows.every((r) => r.n === 3)).toBe(true);
   });
 
+  it('sends a stack whose vouchers one thread of one member owns to that thread, from every member: commits there, never past a limit', async () => {
+    // Three codes of one member whose slots its one thread serves (2 threads: slot mod 2 alike).
+    const owner = members[1]!;
+    const first = await codeOwnedBy(owner, 'ONE');
+    const codes = [first.code];
+    while (codes.length < 3) {
+      const next = await codeOwnedBy(owner, 'ONE');
+      if (next.slot % 2 === first.slot % 2 && next.slot !== first.slot) codes.push(next.code);
+    }
+    const campaign = await post(0, '/campaigns', { name: `one thread ${randomUUID()}`, type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 } } });
+    expect(campaign.status).toBe(201);
+    for (const code of codes) {
+      const made = await post(0, '/vouchers', { code, campaignId: campaign.body.id, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 40 });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        post(i % 3, '/redemptions/stack', { vouchers: codes.map((code) => ({ code })), order: { amount: 10_000, currency: 'EUR' }, idempotencyKey: randomUUID() }),
+      ),
+    );
+    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    // A limit of 40: the 20 sent to the owner cannot take them all, so some of the others' stacks commit too.
+    expect(results.filter((r) => r.body.ok)).toHaveLength(40);
+    for (const row of await counts(codes)) expect(row).toMatchObject({ redeemed_count: 40, rows: 40 });
+    // Every stack committed in the owner's partition thread (writer slot mod 2), none by a stack committer (writer -1).
+    const writers = await db.pool.query<{ writer: number; redemptions: number }>(
+      'SELECT writer, sum(redemptions)::int AS redemptions FROM redemption_rollups WHERE campaign_id = $1 GROUP BY writer',
+      [campaign.body.id],
+    );
+    expect(writers.rows).toEqual([{ writer: first.slot % 2, redemptions: 120 }]);
+  });
+
   it('moves a killed owner’s slots within the lease time, loses no acknowledged write, and refuses its token', async () => {
     const victim = 2;
     const { code, slot } = await codeOwnedBy(members[victim]!, 'KILL');

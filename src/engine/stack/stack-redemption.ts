@@ -10,7 +10,7 @@ import { tierCode } from '../../domains/promotions/tier.rules.js';
 import { balanceTaken, evaluateStack, orderTotals, refusalFields, type StackEntry } from '../../domains/redemptions/redemption.rules.js';
 import type { StackOutcome } from '../../domains/redemptions/redemption.schemas.js';
 import type { Pool } from '../../platform/database.js';
-import { PARTITION_MOVED, type Fence, type HoldItem } from '../messages.js';
+import type { Fence, HoldItem } from '../messages.js';
 import type { PartitionRouter } from '../partition-router.js';
 import { PlanCommitter, type PlanResult, type RollupWriter } from '../partition/group-commit.js';
 import { emptyPlan, planRedemption, planSession, planStackEvent } from '../partition/write-plan.js';
@@ -83,15 +83,8 @@ export class StackRedemption {
   private async redeemOnce(original: StackRequest): Promise<StackOutcome> {
     // A tier entry is its voucher row's internal code; the snapshot must then be a tier (and a code entry a code).
     const request: ResolvedStack = { ...original, vouchers: original.vouchers.map((v) => ({ ...v, code: v.tierId !== undefined ? tierCode(v.tierId) : v.code! })) };
-    const together = this.redeemInOneThread(request);
-    if (together) {
-      try {
-        return await together;
-      } catch (error) {
-        // The thread lost a lease before it could commit: nothing was written; the stack goes the way across owners.
-        if (!(error instanceof ProblemError && error.message === PARTITION_MOVED)) throw error;
-      }
-    }
+    const together = await this.redeemInOneThread(request);
+    if (together) return together;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const entries = await this.snapshots(request);
       const evaluation = evaluateStack(entries, request.order, request.stackLimit, this.now());
@@ -185,14 +178,14 @@ export class StackRedemption {
   }
 
   /**
-   * A stack whose vouchers one partition thread of this process owns (always so with one thread per process, the
-   * default on 2 cores): decided and committed there in a batch like a redemption, with no snapshots, holds nor
-   * transaction of its own. Undefined when its vouchers are not all one thread's.
+   * A stack whose vouchers one partition thread owns (of this process: always so when one thread serves all its
+   * slots, PARTITIONS=1; or of the one other member holding them all): decided and committed there in a batch like a
+   * redemption, with no snapshots, holds nor transaction of its own. Undefined, nothing written, otherwise.
    */
-  private redeemInOneThread(request: ResolvedStack): Promise<StackOutcome> | undefined {
+  private redeemInOneThread(request: ResolvedStack): Promise<StackOutcome | undefined> {
     const { workspaceId, vouchers, order, customer, idempotency, metadata, stackLimit } = request;
     const slots = vouchers.map((v) => this.router.route(workspaceId, v.code));
-    return this.router.callOwned<StackOutcome>(slots, { type: 'stack', workspaceId, vouchers, order, customer, idempotency, metadata, stackLimit });
+    return this.router.callOneThread<StackOutcome>(slots, { type: 'stack', workspaceId, vouchers, order, customer, idempotency, metadata, stackLimit });
   }
 
   private async snapshots(request: ResolvedStack): Promise<StackEntry[]> {
