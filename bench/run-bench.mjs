@@ -140,6 +140,12 @@ async function main() {
   });
   const validate = await load('validate, hot code', { url: `${baseUrl}/api/v1/vouchers/VALIDATE/validate`, headers: auth, body: orderBody });
   const hot = await load('redeem, one hot code', { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody });
+  // As checkouts call it: each redemption with its own Idempotency-Key (stored with the outcome in the same commit).
+  const hotKeyed = await load('redeem, hot code, Idempotency-Key', {
+    url: baseUrl,
+    headers: auth,
+    requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: orderBody }) }],
+  });
   const spreadRow = await load('redeem over 10,000 codes', {
     url: baseUrl,
     headers: auth,
@@ -241,7 +247,7 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [hot, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
+    [validate, peerHot], [hot, peerHot], [hotKeyed, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
     [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);

@@ -1,5 +1,7 @@
 // Idempotency keys of a partition's writes: a request whose key was used before gets the stored outcome
 // (`idempotent: true`), or 409 for another body; a key repeated within one batch waits for the first request's outcome.
+// Keys are not looked up before a batch: most are new, and the batch statement inserts them with a guard. A key used
+// here recently is answered from memory; any other used key fails the statement's key guard, and is read then.
 import { LRUCache } from 'lru-cache';
 import { ProblemError } from '../../contract/problems.js';
 import type { Pool } from '../../platform/database.js';
@@ -35,15 +37,15 @@ export class IdempotencyReplays<R extends KeyedRequest> {
     if (claim) this.recent.set(idOf(call, claim.key), { hash: claim.hash, response: outcome as Record<string, unknown> });
   }
 
-  /** Answers the requests whose key was used before (`forceLookup`: keys to read again); returns those still to run. */
-  async answer(requests: R[], forceLookup?: Set<string>): Promise<R[]> {
+  /**
+   * Answers the requests whose key was used recently here, or is in `taken` (keys a commit found taken: read now);
+   * returns those still to run.
+   */
+  async answer(requests: R[], taken?: Set<string>): Promise<R[]> {
     const lookups: Array<{ workspaceId: string; key: string }> = [];
     for (const request of requests) {
       const claim = claimOf(request.call);
-      if (!claim) continue;
-      const id = idOf(request.call, claim.key);
-      // A stack's key is not looked up first (most are new): its commit finds a used key taken, and it is read then.
-      if (forceLookup?.has(id) || (!this.recent.has(id) && request.call.type !== 'stack')) lookups.push({ workspaceId: workspaceOf(request.call), key: claim.key });
+      if (claim && taken?.has(idOf(request.call, claim.key))) lookups.push({ workspaceId: workspaceOf(request.call), key: claim.key });
     }
     const stored = await loadIdempotencyKeys(this.db, lookups);
     for (const s of stored) this.recent.set(`${s.workspaceId} ${s.key}`, { hash: s.requestHash, response: s.response });
