@@ -3,7 +3,7 @@
 // lock the card, draw or refill its buckets and append the entries. A card's points have writers outside the engine
 // (earning, rewards, transfers, jobs), so the debit is guarded in SQL: a debit the balance does not cover makes the
 // whole batch stale, and the partition decides again on the card read anew.
-import { preparedQuery, type Sql } from '../../platform/database.js';
+import type { Sql } from '../../platform/database.js';
 
 /** A loyalty card paying a redemption: `points` debited under the redemption, which records them and the entry. */
 export interface PointsDebit {
@@ -29,9 +29,9 @@ export interface PointsRefund {
  */
 export async function debitPoints(tx: Sql, debits: readonly PointsDebit[]): Promise<boolean> {
   if (debits.length === 0) return true;
-  const { rows } = await preparedQuery<{ n: number }>(
-    tx,
-    'engine.debitPoints',
+  // Planned at each call, not prepared: a generic plan made while `redemptions` was nearly empty updated the rows by a
+  // sequential scan of the whole table, per batch, as it grew (see hot-path.sql.ts).
+  const { rows } = await tx.query<{ n: number }>(
     `WITH r AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(ws, card, id, points, order_id, n)
      ), cards AS (
@@ -62,9 +62,7 @@ export async function debitPoints(tx: Sql, debits: readonly PointsDebit[]): Prom
 /** Gives back the points of rolled-back redemptions (all that was not given back yet). */
 export async function refundPoints(tx: Sql, refunds: readonly PointsRefund[]): Promise<void> {
   if (refunds.length === 0) return;
-  await preparedQuery(
-    tx,
-    'engine.refundPoints',
+  await tx.query(
     `SELECT x.entry_id
        FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS r(ws, id, rollback_id, n)
        JOIN redemptions red ON red.id = r.id AND red.workspace_id = r.ws AND red.points_entry_id IS NOT NULL

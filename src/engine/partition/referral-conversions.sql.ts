@@ -50,9 +50,8 @@ export async function insertConversions(tx: Sql, rows: readonly ConversionRow[])
 /** Reverts the conversions of rolled-back redemptions (for good: a paid order does not confirm them again). */
 export async function revertConversions(tx: Sql, conversionIds: readonly string[]): Promise<void> {
   if (conversionIds.length === 0) return;
-  await preparedQuery(
-    tx,
-    'engine.revertConversions',
+  // Planned at each call: a table that grows under load (see hot-path.sql.ts).
+  await tx.query(
     `UPDATE referral_conversions SET status = 'REVERTED', reverted_by = 'ROLLBACK', reverted_at = now(), updated_at = now()
       WHERE id = ANY($1::uuid[]) AND status <> 'REVERTED'`,
     [conversionIds],
