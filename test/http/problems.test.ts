@@ -87,6 +87,7 @@ describe('no client input produces a 500', () => {
     fc.constantFrom('%', '%00', '..', 'ä', '😀', "'; DROP TABLE vouchers; --", 'A'.repeat(5000)),
   );
 
+  // Both fuzz runs send hundreds of requests per operation: 8-16 s alone, over 30 s under a full parallel run (CI).
   it('survives arbitrary bodies, path values and query strings on every operation', async () => {
     // A workspace of its own, as below: a random body may change its rate limits.
     const api = (await service.newWorkspace()).api;
@@ -108,7 +109,7 @@ describe('no client input produces a 500', () => {
       ),
       { numRuns: 300 },
     );
-  });
+  }, 120_000);
 
   it('survives schema-valid bodies with extreme values (NUL, astral characters, integer bounds) on every operation', async () => {
     // A workspace of its own: random bodies of workspaces.update and apiKeys.update may set a tiny rate limit.
@@ -124,7 +125,7 @@ describe('no client input produces a 500', () => {
         { numRuns: 60 },
       );
     }
-  });
+  }, 120_000);
 });
 
 describe('bodiless requests', () => {
