@@ -6,7 +6,7 @@ import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.j
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { upsertCustomer } from '../customers/index.js';
 import type { CustomerFacts } from '../rules/index.js';
-import { loadCustomerFacts } from '../segments/index.js';
+import { loadCustomerFacts, loadCustomerFactsSoon } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
 
 /** Keys sorted at every level, so two bodies that mean the same hash the same. */
@@ -39,8 +39,9 @@ const NO_CUSTOMER: CustomerUse = { id: null, given: false };
  */
 export async function resolveCustomer(db: Pool, workspaceId: string, ref: CustomerReference | undefined, create: boolean): Promise<CustomerUse | undefined> {
   if (!ref) return NO_CUSTOMER;
-  // The common case, a returning customer, is one indexed read (with its segments); only a new one takes a transaction.
-  const found = await loadCustomerFacts(db, workspaceId, ref);
+  // The common case, a returning customer, is one indexed read (with its segments), shared with the other requests of
+  // the event-loop turn; only a new one takes a transaction.
+  const found = await loadCustomerFactsSoon(db, workspaceId, ref);
   if (found || ref.id !== undefined || !create || ref.sourceId === undefined) return previewCustomer(ref, found);
   const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
   if (!customer) return { id: null, given: true };

@@ -199,13 +199,20 @@ export function toCustomerFacts(row: CustomerFactsRow): CustomerFacts {
 
 const FACT_COLUMNS = 'c.id, c.source_id, c.email, c.name, c.metadata, c.created_at';
 
-/** How a lookup finds its customer `c` (the value is parameter $2; $1 is the workspace), or undefined for an empty one. */
-function lookupWhere(ref: CustomerLookup): [where: string, value: string, by: 'id' | 'source' | 'email'] | undefined {
-  if (ref.id !== undefined) return ['c.id = $2', ref.id, 'id'];
-  if (ref.sourceId !== undefined) return ['c.source_id = $2', ref.sourceId, 'source'];
-  if (ref.email !== undefined) return ['lower(c.email) = lower($2)', ref.email, 'email'];
+/**
+ * How a lookup finds its customer `c`, the value compared being `value` (a parameter or a column), or undefined for an
+ * empty one.
+ */
+function lookupWhere(ref: CustomerLookup, value: string): [where: string, value: string, by: 'id' | 'source' | 'email'] | undefined {
+  if (ref.id !== undefined) return [`c.id = ${value}::uuid`, ref.id, 'id'];
+  if (ref.sourceId !== undefined) return [`c.source_id = ${value}`, ref.sourceId, 'source'];
+  if (ref.email !== undefined) return [`lower(c.email) = lower(${value})`, ref.email, 'email'];
   return undefined;
 }
+
+const FACTS_FROM = `SELECT ${FACT_COLUMNS},
+       ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
+     FROM customers c`;
 
 /**
  * The customer a lookup finds (by id, else sourceId, else email, case-insensitive; the oldest), with the ids of every
@@ -213,11 +220,9 @@ function lookupWhere(ref: CustomerLookup): [where: string, value: string, by: 'i
  * findCustomerFacts, or joined LATERAL into a statement that reads more beside it. Map its row with toCustomerFacts.
  */
 export function customerFactsSelect(ref: CustomerLookup): { sql: string; value: string; by: string } | undefined {
-  const found = lookupWhere(ref);
+  const found = lookupWhere(ref, '$2');
   if (!found) return undefined;
-  const sql = `SELECT ${FACT_COLUMNS},
-       ARRAY(SELECT m.segment_id FROM segment_members m WHERE m.customer_id = c.id ORDER BY m.segment_id) AS segments
-     FROM customers c WHERE c.workspace_id = $1 AND ${found[0]} ORDER BY c.created_at LIMIT 1`;
+  const sql = `${FACTS_FROM} WHERE c.workspace_id = $1 AND ${found[0]} ORDER BY c.created_at LIMIT 1`;
   return { sql, value: found[1], by: found[2] };
 }
 
@@ -228,6 +233,47 @@ export async function findCustomerFacts(db: Sql, workspaceId: string, ref: Custo
   if (!select) return undefined;
   const { rows } = await preparedQuery<CustomerFactsRow>(db, `customer-facts-by-${select.by}`, select.sql, [workspaceId, select.value]);
   return rows[0] && toCustomerFacts(rows[0]);
+}
+
+/** One lookup of many: the workspace it reads in and how it names its customer. */
+export interface CustomerFactsLookup {
+  workspaceId: string;
+  ref: CustomerLookup;
+}
+
+/**
+ * What each of these lookups finds, in their order (undefined where none or empty), as findCustomerFacts would: lookups
+ * of one kind (id, sourceId, email) share one statement over arrays of workspaces and values, planned per call (a
+ * plan kept from a nearly empty customers table could scan it whole), a lone one its prepared statement.
+ */
+export async function findCustomerFactsMany(db: Sql, lookups: readonly CustomerFactsLookup[]): Promise<(CustomerFacts | undefined)[]> {
+  const found: (CustomerFacts | undefined)[] = new Array(lookups.length).fill(undefined);
+  const byKind = new Map<string, { where: string; at: number[]; workspaces: string[]; values: string[] }>();
+  lookups.forEach(({ workspaceId, ref }, at) => {
+    const lookup = lookupWhere(ref, 'k.value');
+    if (!lookup) return;
+    const [where, value, by] = lookup;
+    let kind = byKind.get(by);
+    if (!kind) byKind.set(by, (kind = { where, at: [], workspaces: [], values: [] }));
+    kind.at.push(at);
+    kind.workspaces.push(workspaceId);
+    kind.values.push(value);
+  });
+  await Promise.all(
+    [...byKind.values()].map(async (kind) => {
+      if (kind.at.length === 1) {
+        found[kind.at[0]!] = await findCustomerFacts(db, lookups[kind.at[0]!]!.workspaceId, lookups[kind.at[0]!]!.ref);
+        return;
+      }
+      const { rows } = await db.query<CustomerFactsRow & { i: string }>(
+        `SELECT k.i, f.* FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(workspace_id, value, i)
+         CROSS JOIN LATERAL (${FACTS_FROM} WHERE c.workspace_id = k.workspace_id AND ${kind.where} ORDER BY c.created_at LIMIT 1) f`,
+        [kind.workspaces, kind.values],
+      );
+      for (const row of rows) found[kind.at[Number(row.i) - 1]!] = toCustomerFacts(row);
+    }),
+  );
+  return found;
 }
 
 export interface CustomerLookup {
