@@ -146,6 +146,24 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: orderBody }) }],
   });
+  // As checkouts call it: naming the customer by sourceId, a returning one (1,000 seeded in SQL) or a new one each time
+  // (created with its customer.created event before the redemption).
+  const shoppers = new pg.Client({ connectionString: databaseUrl });
+  shoppers.on('error', () => undefined);
+  await shoppers.connect();
+  await shoppers.query(`INSERT INTO customers (workspace_id, source_id) SELECT $1, 'shopper-' || i FROM generate_series(0, 999) AS i`, [(await api('GET', '/workspace')).id]);
+  await shoppers.query('ANALYZE customers');
+  await shoppers.end();
+  const hotReturning = await load('redeem, hot code, returning customer', {
+    url: baseUrl,
+    headers: auth,
+    requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } }) }) }],
+  });
+  const hotNew = await load('redeem, hot code, new customer', {
+    url: baseUrl,
+    headers: auth,
+    requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: randomUUID() } }) }) }],
+  });
   const spreadRow = await load('redeem over 10,000 codes', {
     url: baseUrl,
     headers: auth,
@@ -247,7 +265,7 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [hot, peerHot], [hotKeyed, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
+    [validate, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
     [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);

@@ -57,6 +57,35 @@ export async function insertCustomerIfAbsent(
   return rows[0] && toCustomer(rows[0]);
 }
 
+/**
+ * insertCustomerIfAbsent for many sourceIds (distinct) in one statement: those inserted. Rows go in sourceId order, so
+ * that two such statements sharing sourceIds wait on each other in the same order, never in a cycle.
+ */
+export async function insertCustomersIfAbsent(db: Sql, workspaceId: string, fields: readonly (CreateCustomerBody & { sourceId: string })[]): Promise<Customer[]> {
+  const { rows } = await db.query<CustomerRow>(
+    `INSERT INTO customers (workspace_id, source_id, email, name, metadata)
+     SELECT $1, f.source_id, f.email, f.name, f.metadata FROM unnest($2::text[], $3::text[], $4::text[], $5::jsonb[]) AS f(source_id, email, name, metadata)
+     ORDER BY f.source_id
+     ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING ${COLUMNS}`,
+    [
+      workspaceId,
+      fields.map((f) => f.sourceId),
+      fields.map((f) => f.email ?? null),
+      fields.map((f) => f.name ?? null),
+      fields.map((f) => JSON.stringify(f.metadata ?? {})),
+    ],
+  );
+  return rows.map(toCustomer);
+}
+
+export async function findCustomersBySourceIds(db: Sql, workspaceId: string, sourceIds: readonly string[]): Promise<Customer[]> {
+  const { rows } = await db.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND source_id = ANY($2::text[])`, [
+    workspaceId,
+    sourceIds,
+  ]);
+  return rows.map(toCustomer);
+}
+
 export async function findCustomer(db: Sql, workspaceId: string, id: string): Promise<Customer | undefined> {
   const { rows } = await db.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE workspace_id = $1 AND id = $2`, [
     workspaceId,

@@ -4,16 +4,19 @@
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
-import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
-import { recordEvent } from '../events/index.js';
-import { awaitSegmentComputations, refreshCustomerSegments } from '../segments/index.js';
+import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
+import { turnBatched } from '../../platform/turn-batches.js';
+import { recordEvent, recordEvents } from '../events/index.js';
+import { awaitSegmentComputations, refreshCustomerSegments, refreshCustomersSegments } from '../segments/index.js';
 import {
   deleteCustomer,
   findCustomer,
   findCustomerByEmail,
   findCustomerBySourceId,
+  findCustomersBySourceIds,
   insertCustomer,
   insertCustomerIfAbsent,
+  insertCustomersIfAbsent,
   lockCustomer,
   updateCustomer,
 } from './customer.queries.js';
@@ -34,12 +37,16 @@ function mapSourceIdConflict(sourceId: string | null | undefined) {
   };
 }
 
-async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
-  await recordEvent(tx, workspaceId, 'customer.created', {
+function createdPayload(customer: Customer): Record<string, unknown> {
+  return {
     customerId: customer.id,
     ...(customer.sourceId !== null ? { sourceId: customer.sourceId } : {}),
     ...(customer.email !== null ? { email: customer.email } : {}),
-  });
+  };
+}
+
+async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
+  await recordEvent(tx, workspaceId, 'customer.created', createdPayload(customer));
 }
 
 function refreshSegments(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
@@ -100,6 +107,50 @@ export async function upsertCustomer(tx: Sql, workspaceId: string, ref: Customer
   }
   throw new Error(`customer ${sourceId} kept disappearing during upsert`);
 }
+
+/** One of many upserts by sourceId (upsertCustomerSoon): the workspace and the customer's fields. */
+export interface CustomerUpsert {
+  workspaceId: string;
+  ref: CustomerReference & { sourceId: string };
+}
+
+/**
+ * upsertCustomer for many references by sourceId, in the caller's transaction: per workspace (in id order), the new
+ * sourceIds inserted in one statement with their customer.created events and AUTO segments, the others read; each
+ * reference's customer in order. The first reference of a sourceId gives a new customer its fields.
+ */
+export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly CustomerUpsert[]): Promise<Customer[]> {
+  const found = new Map<string, Customer>();
+  const keyOf = (workspaceId: string, sourceId: string) => `${workspaceId}\u0000${sourceId}`;
+  const workspaces = [...new Set(upserts.map((u) => u.workspaceId))].sort();
+  for (const workspaceId of workspaces) {
+    const wanted = new Map<string, CustomerUpsert['ref']>();
+    for (const u of upserts) if (u.workspaceId === workspaceId && !wanted.has(u.ref.sourceId)) wanted.set(u.ref.sourceId, u.ref);
+    for (let attempt = 0; attempt < UPSERT_ATTEMPTS && wanted.size > 0; attempt++) {
+      const created = await insertCustomersIfAbsent(tx, workspaceId, [...wanted.values()]);
+      if (created.length > 0) {
+        await recordEvents(tx, created.map((c) => ({ workspaceId, type: 'customer.created' as const, payload: createdPayload(c) })));
+        await refreshCustomersSegments(tx, workspaceId, created.map(({ id, sourceId, email, name, metadata, createdAt }) => ({ id, sourceId, email, name, metadata, createdAt, segments: [] })));
+      }
+      const existing = created.length === wanted.size ? [] : await findCustomersBySourceIds(tx, workspaceId, [...wanted.keys()].filter((s) => !created.some((c) => c.sourceId === s)));
+      for (const c of [...created, ...existing]) {
+        found.set(keyOf(workspaceId, c.sourceId!), c);
+        wanted.delete(c.sourceId!);
+      }
+    }
+    if (wanted.size > 0) throw new Error(`customers ${[...wanted.keys()].join(', ')} kept disappearing during upsert`);
+  }
+  return upserts.map((u) => found.get(keyOf(u.workspaceId, u.ref.sourceId))!);
+}
+
+/**
+ * upsertCustomer by sourceId in a transaction of its own, for checkouts: the upserts asked for in one event-loop turn
+ * share one transaction (one commit) and one insert per workspace; should it fail, each is tried in its own.
+ */
+export const upsertCustomerSoon: (db: Pool, upsert: CustomerUpsert) => Promise<Customer | undefined> = turnBatched(
+  (db, upserts) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts)),
+  (db, { workspaceId, ref }) => withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref)),
+);
 
 /** The existing customer a reference names (by id, else sourceId, else email), without creating one. */
 export async function findCustomerReference(db: Sql, workspaceId: string, ref: CustomerReference): Promise<Customer | undefined> {

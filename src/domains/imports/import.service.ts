@@ -13,7 +13,7 @@ import { withTransaction, type Sql } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { findCampaign } from '../campaigns/index.js';
 import { recordEvent, recordEvents } from '../events/index.js';
-import { refreshCustomerSegments } from '../segments/index.js';
+import { refreshCustomersSegments } from '../segments/index.js';
 import { applyVoucherTemplate } from '../vouchers/index.js';
 import type { VoucherFields } from '../vouchers/voucher-template.rules.js';
 import { readRows, ROW_KINDS } from './import-rows.js';
@@ -312,7 +312,7 @@ async function mergeCustomers(client: pg.PoolClient, s: Staging, workspaceId: st
         payload: { customerId: c.id, sourceId: c.sourceId, ...(c.email !== null ? { email: c.email } : {}) },
       })),
     );
-    for (const c of merged.customers) await refreshCustomerSegments(client, workspaceId, { ...c, segments: [] });
+    await refreshCustomersSegments(client, workspaceId, merged.customers.map((c) => ({ ...c, segments: [] })));
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

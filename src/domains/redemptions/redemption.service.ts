@@ -3,10 +3,10 @@
 import { createHash } from 'node:crypto';
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.js';
-import { withTransaction, type Pool } from '../../platform/database.js';
-import { upsertCustomer } from '../customers/index.js';
+import type { Pool } from '../../platform/database.js';
+import { upsertCustomerSoon } from '../customers/index.js';
 import type { CustomerFacts } from '../rules/index.js';
-import { loadCustomerFacts, loadCustomerFactsSoon } from '../segments/index.js';
+import { loadCustomerFactsSoon } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
 
 /** Keys sorted at every level, so two bodies that mean the same hash the same. */
@@ -39,14 +39,14 @@ const NO_CUSTOMER: CustomerUse = { id: null, given: false };
  */
 export async function resolveCustomer(db: Pool, workspaceId: string, ref: CustomerReference | undefined, create: boolean): Promise<CustomerUse | undefined> {
   if (!ref) return NO_CUSTOMER;
-  // The common case, a returning customer, is one indexed read (with its segments), shared with the other requests of
-  // the event-loop turn; only a new one takes a transaction.
-  const found = await loadCustomerFactsSoon(db, workspaceId, ref);
+  // The common case, a returning customer, is one indexed read (with its segments); a new one is created in a
+  // transaction. Both are shared with the other requests of the event-loop turn.
+  const found = await loadCustomerFactsSoon(db, { workspaceId, ref });
   if (found || ref.id !== undefined || !create || ref.sourceId === undefined) return previewCustomer(ref, found);
-  const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
+  const customer = await upsertCustomerSoon(db, { workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
   if (!customer) return { id: null, given: true };
   // Created just now: automatic segments may have taken it in, in the creating transaction.
-  const created = await loadCustomerFacts(db, workspaceId, { id: customer.id });
+  const created = await loadCustomerFactsSoon(db, { workspaceId, ref: { id: customer.id } });
   return created ? known(created) : { id: customer.id, given: true };
 }
 

@@ -131,16 +131,24 @@ export async function removeSegmentMembers({ tx, record }: UnitOfWork, workspace
  * transaction (which must be the one that wrote the customer). STATIC memberships are left alone.
  */
 export async function refreshCustomerSegments(tx: Sql, workspaceId: string, customer: CustomerFacts & { id: string }): Promise<void> {
+  await refreshCustomersSegments(tx, workspaceId, [customer]);
+}
+
+/** refreshCustomerSegments for several customers of the workspace: the lock taken and the AUTO segments read once. */
+export async function refreshCustomersSegments(tx: Sql, workspaceId: string, customers: readonly (CustomerFacts & { id: string })[]): Promise<void> {
+  if (customers.length === 0) return;
   await lockSegmentMembership(tx, workspaceId, 'shared');
   const segments = await findAutoSegments(tx, workspaceId);
   if (segments.length === 0) return;
-  const current = new Set(await findCustomerSegmentIds(tx, workspaceId, customer.id));
-  const holds = new Set(segments.filter((s) => evaluateConditions(s.conditions, { customer: { ...customer, segments: [] } }).ok).map((s) => s.id));
-  const enter = [...holds].filter((id) => !current.has(id));
-  const leave = segments.map((s) => s.id).filter((id) => current.has(id) && !holds.has(id));
-  if (enter.length === 0 && leave.length === 0) return;
-  const { entered, left } = await setCustomerMemberships(tx, workspaceId, customer.id, { enter, leave });
-  await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((s) => [customer.id, s]), left: left.map((s) => [customer.id, s]) }));
+  for (const customer of customers) {
+    const current = new Set(await findCustomerSegmentIds(tx, workspaceId, customer.id));
+    const holds = new Set(segments.filter((s) => evaluateConditions(s.conditions, { customer: { ...customer, segments: [] } }).ok).map((s) => s.id));
+    const enter = [...holds].filter((id) => !current.has(id));
+    const leave = segments.map((s) => s.id).filter((id) => current.has(id) && !holds.has(id));
+    if (enter.length === 0 && leave.length === 0) continue;
+    const { entered, left } = await setCustomerMemberships(tx, workspaceId, customer.id, { enter, leave });
+    await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((s) => [customer.id, s]), left: left.map((s) => [customer.id, s]) }));
+  }
 }
 
 /** Customer writes that change no AUTO segment membership (a deletion) still wait for a running computation. */

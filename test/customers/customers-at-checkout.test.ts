@@ -1,10 +1,13 @@
-// The customer lookups of checkouts, coalesced per event-loop turn (loadCustomerFactsSoon), against a real PostgreSQL:
-// what each finds is what a lookup of its own finds, lookups of one kind share one statement, a value PostgreSQL
-// refuses fails only its own lookup, and racing redemptions by many customers each count against their own customer.
+// The customers of checkouts, read and created per event-loop turn (loadCustomerFactsSoon, upsertCustomerSoon), against
+// a real PostgreSQL: what each lookup finds is what a lookup of its own finds, lookups of one kind share one statement,
+// new customers of one turn one transaction; a value PostgreSQL refuses fails only its own request; racing checkouts
+// create each new customer once (one event, its AUTO segments) and count each redemption against its own customer.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { upsertCustomersBySourceId } from '../../src/domains/customers/customer.service.js';
+import { upsertCustomerSoon } from '../../src/domains/customers/index.js';
 import { loadCustomerFacts, loadCustomerFactsSoon } from '../../src/domains/segments/index.js';
-import { createPool, type Pool } from '../../src/platform/database.js';
+import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -14,16 +17,28 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-/** A pool of its own on the test's database, counting the statements sent through it. */
-function countingPool(): { pool: Pool; statements: () => number } {
+/** A pool of its own on the test's database, counting the statements sent through it and the clients taken out. */
+function countingPool(): { pool: Pool; statements: () => number; transactions: () => number } {
   const pool = createPool(service.db.url, { max: 4, log: createLogger('silent') });
-  let count = 0;
+  let statements = 0;
+  let transactions = 0;
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-    count += 1;
+    statements += 1;
     return query(...args);
   };
-  return { pool, statements: () => count };
+  // pool.query takes its client through connect(callback); a transaction calls connect() itself.
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    if (args.length === 0) transactions += 1;
+    return connect(...args);
+  };
+  return { pool, statements: () => statements, transactions: () => transactions };
+}
+
+async function eventsOf(workspaceId: string, type: string): Promise<Array<Record<string, string>>> {
+  const { rows } = await service.pool.query<{ payload: Record<string, string> }>('SELECT payload FROM events WHERE workspace_id = $1 AND type = $2', [workspaceId, type]);
+  return rows.map((r) => r.payload);
 }
 
 describe('customer lookups at checkout', () => {
@@ -55,11 +70,11 @@ describe('customer lookups at checkout', () => {
     const { pool, statements } = countingPool();
     try {
       // Asked in one turn, as the requests read from many connections at once are.
-      const together = await Promise.all(lookups.map((l) => loadCustomerFactsSoon(pool, l.workspaceId, l.ref)));
+      const together = await Promise.all(lookups.map((l) => loadCustomerFactsSoon(pool, l)));
       expect(together).toEqual(alone);
       expect(statements()).toBe(3);
       // A lone lookup in a turn of its own is one statement too.
-      expect(await loadCustomerFactsSoon(pool, a.workspaceId, { sourceId: 'ada' })).toEqual(alone[0]);
+      expect(await loadCustomerFactsSoon(pool, { workspaceId: a.workspaceId, ref: { sourceId: 'ada' } })).toEqual(alone[0]);
       expect(statements()).toBe(4);
     } finally {
       await pool.end();
@@ -72,9 +87,9 @@ describe('customer lookups at checkout', () => {
     const { pool } = countingPool();
     try {
       const answers = await Promise.allSettled([
-        loadCustomerFactsSoon(pool, workspaceId, { id: ada.id }),
-        loadCustomerFactsSoon(pool, workspaceId, { id: 'not-a-uuid' }),
-        loadCustomerFactsSoon(pool, workspaceId, { id: randomUUID() }),
+        loadCustomerFactsSoon(pool, { workspaceId, ref: { id: ada.id } }),
+        loadCustomerFactsSoon(pool, { workspaceId, ref: { id: 'not-a-uuid' } }),
+        loadCustomerFactsSoon(pool, { workspaceId, ref: { id: randomUUID() } }),
       ]);
       expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((answers[0] as PromiseFulfilledResult<{ id: string }>).value.id).toBe(ada.id);
@@ -113,4 +128,58 @@ describe('customer lookups at checkout', () => {
     expect(owners.rows).toHaveLength(60);
     for (const row of owners.rows) expect(row.source_id).toBe(ids.get(row.id));
   });
+
+  it('creates the new customers of one turn in one transaction, each once with its event and AUTO segments', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const gold = (await api.post('/api/v1/segments', { name: 'Gold', type: 'AUTO', conditions: { field: 'customer.metadata.tier', op: 'eq', value: 'gold' } })).body;
+    await api.post('/api/v1/customers', { sourceId: 'known' });
+    const { pool, transactions } = countingPool();
+    try {
+      const names = ['new-1', 'new-2', 'new-3', 'new-1', 'known', 'new-4', 'new-2'];
+      const customers = await Promise.all(names.map((sourceId, i) => upsertCustomerSoon(pool, { workspaceId, ref: { sourceId, metadata: { tier: i % 2 ? 'silver' : 'gold' } } })));
+      expect(transactions()).toBe(1);
+      expect(customers.map((c) => c!.sourceId)).toEqual(names);
+      expect(customers[0]!.id).toBe(customers[3]!.id);
+      expect(customers[1]!.id).toBe(customers[6]!.id);
+      // The first reference of a new sourceId gives its fields (new-2 first came as the 2nd, silver); a known one keeps its own.
+      expect(customers.map((c) => c!.metadata.tier)).toEqual(['gold', 'silver', 'gold', 'gold', undefined, 'silver', 'silver']);
+    } finally {
+      await pool.end();
+    }
+    const created = await eventsOf(workspaceId, 'customer.created');
+    expect(created.map((p) => p.sourceId).sort()).toEqual(['known', 'new-1', 'new-2', 'new-3', 'new-4']);
+    const entered = await eventsOf(workspaceId, 'customer.segment.entered');
+    const { rows } = await service.pool.query<{ source_id: string }>(
+      'SELECT c.source_id FROM segment_members m JOIN customers c ON c.id = m.customer_id WHERE m.segment_id = $1 ORDER BY c.source_id',
+      [gold.id],
+    );
+    expect(rows.map((r) => r.source_id)).toEqual(['new-1', 'new-3']);
+    expect(entered).toHaveLength(2);
+  });
+
+  it('fails only the new customer PostgreSQL refuses, the others of its turn created', async () => {
+    const { workspaceId } = await service.newWorkspace();
+    const { pool } = countingPool();
+    try {
+      const answers = await Promise.allSettled(['fine-1', 'bad\u0000id', 'fine-2'].map((sourceId) => upsertCustomerSoon(pool, { workspaceId, ref: { sourceId } })));
+      expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    } finally {
+      await pool.end();
+    }
+    expect((await eventsOf(workspaceId, 'customer.created')).map((p) => p.sourceId).sort()).toEqual(['fine-1', 'fine-2']);
+  });
+
+  it('never deadlocks two turns creating the same new customers named in opposite orders', async () => {
+    const { workspaceId } = await service.newWorkspace();
+    // Large enough that the two inserts run at the same time: inserted in the order given, they deadlock.
+    for (let round = 0; round < 4; round++) {
+      const names = Array.from({ length: 1_000 }, (_, i) => `r${round}-${String(i).padStart(4, '0')}`);
+      const [one, two] = await Promise.all(
+        [names, [...names].reverse()].map((order) => withTransaction(service.pool, (tx) => upsertCustomersBySourceId(tx, order.map((sourceId) => ({ workspaceId, ref: { sourceId } }))))),
+      );
+      expect(new Set([...one!, ...two!].map((c) => c.id)).size).toBe(1_000);
+    }
+    expect(await eventsOf(workspaceId, 'customer.created')).toHaveLength(4_000);
+  });
 });
+
