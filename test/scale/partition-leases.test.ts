@@ -1,7 +1,8 @@
 // Three real web processes on one database, each leasing its share of the 64 partition slots: races spread over all
 // three stay exact (one owner decides each code, the others forward), stacks span owners atomically, and an owner
-// killed with -9 under load loses its slots to the others within the lease time, with no acknowledged write lost,
-// no limit exceeded, and its token refused by the database afterwards.
+// killed with -9 under load (redemptions and stacks forwarded to it in flight) loses its slots to the others within
+// the lease time, with no acknowledged write lost, no stack stored in part, no limit exceeded, and its token refused
+// by the database afterwards.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
@@ -153,24 +154,42 @@ describe('partition leases across three web processes', () => {
     expect(writers.rows).toEqual([{ writer: first.slot % 2, redemptions: 120 }]);
   });
 
-  it('moves a killed owner’s slots within the lease time, loses no acknowledged write, and refuses its token', async () => {
+  it('moves a killed owner’s slots within the lease time, loses no acknowledged write or stack, and refuses its token', async () => {
     const victim = 2;
     const { code, slot } = await codeOwnedBy(members[victim]!, 'KILL');
     expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 300 })).status).toBe(201);
+    // Three more codes of the victim that one of its threads serves: stacks of them are forwarded to it whole.
+    const first = await codeOwnedBy(members[victim]!, 'KILLSTACK');
+    const stackCodes = [first.code];
+    while (stackCodes.length < 3) {
+      const next = await codeOwnedBy(members[victim]!, 'KILLSTACK');
+      if (next.slot % 2 === first.slot % 2 && next.slot !== first.slot) stackCodes.push(next.code);
+    }
+    for (const c of stackCodes) {
+      expect((await post(0, '/vouchers', { code: c, type: 'DISCOUNT', currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 100 }, redemptionLimit: 60 })).status).toBe(201);
+    }
     const before = (await leases())[slot]!;
     expect(before.owner).toBe(members[victim]);
 
     const acknowledged: string[] = [];
+    const stacksAcknowledged: string[] = [];
     const answers: number[] = [];
     let sent = 0;
     let killedAt = 0;
-    // Bounded load: 400 redemptions, 8 at a time, sent to the two survivors (they forward to the victim until it dies).
+    // Bounded load: 400 requests, 8 at a time, sent to the two survivors (they forward to the victim until it dies):
+    // redemptions of the one code, every fourth a stack of the other three.
     const worker = async (w: number) => {
       while (sent < 400) {
         const n = sent++;
         if (n === 80) {
           services[victim]!.child.kill('SIGKILL');
           killedAt = Date.now();
+        }
+        if (n % 4 === 3) {
+          const r = await post(n % 2, '/redemptions/stack', { vouchers: stackCodes.map((c) => ({ code: c })), order: { amount: 10_000, currency: 'EUR' }, idempotencyKey: `kill-stack-${w}-${n}` });
+          answers.push(r.status);
+          if (r.status === 200 && r.body.ok) stacksAcknowledged.push(r.body.stackId);
+          continue;
         }
         const r = await post(n % 2, `/vouchers/${code}/redemption`, { order, idempotencyKey: `kill-${w}-${n}` });
         answers.push(r.status);
@@ -197,6 +216,21 @@ describe('partition leases across three web processes', () => {
     expect(row!.redeemed_count).toBe(row!.rows);
     expect(row!.redeemed_count).toBeLessThanOrEqual(300);
     expect(row!.redeemed_count - acknowledged.length).toBeLessThanOrEqual(answers.filter((s) => s === 503).length);
+    // Every stack stored is whole (a redemption of each of its three codes), every acknowledged one among them; no
+    // code past its limit, its count its rows.
+    const stacks = await db.pool.query<{ stack_id: string; n: number }>(
+      'SELECT stack_id, count(DISTINCT voucher_code)::int AS n FROM redemptions WHERE voucher_code = ANY($1) GROUP BY stack_id',
+      [stackCodes],
+    );
+    expect(stacks.rows.filter((r) => r.n !== 3 || r.stack_id === null)).toEqual([]);
+    const storedStacks = new Set(stacks.rows.map((r) => r.stack_id));
+    expect(stacksAcknowledged.length).toBeGreaterThan(0);
+    expect(stacksAcknowledged.filter((id) => !storedStacks.has(id))).toEqual([]);
+    for (const r of await counts(stackCodes)) {
+      expect(r.redeemed_count).toBe(r.rows);
+      expect(r.redeemed_count).toBe(storedStacks.size);
+      expect(r.redeemed_count).toBeLessThanOrEqual(60);
+    }
 
     // A write fenced with the dead owner's token is refused and changes nothing; with the new owner's, it commits.
     const voucher = (await db.pool.query<{ id: string; config_version: number }>('SELECT id, config_version FROM vouchers WHERE code = $1', [code])).rows[0]!;
