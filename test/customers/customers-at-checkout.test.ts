@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertCustomersBySourceId } from '../../src/domains/customers/customer.service.js';
 import { upsertCustomerSoon } from '../../src/domains/customers/index.js';
-import { loadCustomerFacts, loadCustomerFactsSoon } from '../../src/domains/segments/index.js';
+import { loadCustomerFacts, loadCustomerFactsSoon, type CustomerLookup } from '../../src/domains/segments/index.js';
+import { findCustomerFactsMany } from '../../src/domains/segments/segment.queries.js';
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -42,6 +43,39 @@ async function eventsOf(workspaceId: string, type: string): Promise<Array<Record
 }
 
 describe('customer lookups at checkout', () => {
+  // First in this file, while the customers table is nearly empty.
+  it('reads only the customers asked for after the tables grew under a connection that looked them up while empty', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const segment = (await api.post('/api/v1/segments', { name: 'Everyone', type: 'STATIC' })).body;
+    const client = await service.db.pool.connect();
+    const seqRead = async (table: string) =>
+      (await client.query<{ n: number }>('SELECT coalesce(seq_tup_read, 0)::int AS n FROM pg_stat_xact_user_tables WHERE relname = $1', [table])).rows[0]?.n ?? 0;
+    const many = (refs: CustomerLookup[]) => findCustomerFactsMany(client, refs.map((ref) => ({ workspaceId, ref })));
+    const kinds: Array<(i: number) => CustomerLookup> = [(i) => ({ sourceId: `s-${i}` }), (i) => ({ id: randomUUID().slice(0, 35) + (i % 10) }), (i) => ({ email: `e-${i}@x.test` })];
+    try {
+      // More than the five runs after which PostgreSQL may settle on a generic plan, a batch's worth each.
+      for (let run = 0; run < 8; run++) for (const kind of kinds) expect((await many(Array.from({ length: 20 }, (_, i) => kind(run * 100 + i)))).every((f) => f === undefined)).toBe(true);
+      await client.query(
+        `WITH c AS (INSERT INTO customers (workspace_id, source_id, email) SELECT $1, 'grown-' || i, 'grown-' || i || '@x.test' FROM generate_series(1, 5000) AS i RETURNING id)
+         INSERT INTO segment_members (workspace_id, segment_id, customer_id) SELECT $1, $2, id FROM c`,
+        [workspaceId, segment.id],
+      );
+      const grown = (await client.query<{ id: string; source_id: string; email: string }>('SELECT id, source_id, email FROM customers WHERE workspace_id = $1 LIMIT 10', [workspaceId])).rows;
+      for (const refs of [grown.map((c) => ({ sourceId: c.source_id })), grown.map((c) => ({ id: c.id })), grown.map((c) => ({ email: c.email }))]) {
+        await client.query('BEGIN');
+        const before = [await seqRead('customers'), await seqRead('segment_members')];
+        const found = await many(refs);
+        const read = [(await seqRead('customers')) - before[0]!, (await seqRead('segment_members')) - before[1]!];
+        await client.query('COMMIT');
+        expect(found.map((f) => f?.id)).toEqual(grown.map((c) => c.id));
+        expect(found.every((f) => f!.segments.length === 1)).toBe(true);
+        expect(read, JSON.stringify(refs[0])).toEqual([0, 0]);
+      }
+    } finally {
+      client.release();
+    }
+  });
+
   it('finds in one statement per kind what each lookup finds alone, across workspaces', async () => {
     const a = await service.newWorkspace();
     const b = await service.newWorkspace();

@@ -243,18 +243,19 @@ export interface CustomerFactsLookup {
 
 /**
  * What each of these lookups finds, in their order (undefined where none or empty), as findCustomerFacts would: lookups
- * of one kind (id, sourceId, email) share one statement over arrays of workspaces and values, planned per call (a
- * plan kept from a nearly empty customers table could scan it whole), a lone one its prepared statement.
+ * of one kind (id, sourceId, email) share one prepared statement over arrays of workspaces and values, a lone one its
+ * own. Prepared is safe here: each lookup is a LATERAL subquery with LIMIT 1, an index read per value whatever plan
+ * is kept (test/customers/customers-at-checkout.test.ts grows the tables under a connection that planned them empty).
  */
 export async function findCustomerFactsMany(db: Sql, lookups: readonly CustomerFactsLookup[]): Promise<(CustomerFacts | undefined)[]> {
   const found: (CustomerFacts | undefined)[] = new Array(lookups.length).fill(undefined);
-  const byKind = new Map<string, { where: string; at: number[]; workspaces: string[]; values: string[] }>();
+  const byKind = new Map<string, { by: string; where: string; at: number[]; workspaces: string[]; values: string[] }>();
   lookups.forEach(({ workspaceId, ref }, at) => {
     const lookup = lookupWhere(ref, 'k.value');
     if (!lookup) return;
     const [where, value, by] = lookup;
     let kind = byKind.get(by);
-    if (!kind) byKind.set(by, (kind = { where, at: [], workspaces: [], values: [] }));
+    if (!kind) byKind.set(by, (kind = { by, where, at: [], workspaces: [], values: [] }));
     kind.at.push(at);
     kind.workspaces.push(workspaceId);
     kind.values.push(value);
@@ -265,7 +266,9 @@ export async function findCustomerFactsMany(db: Sql, lookups: readonly CustomerF
         found[kind.at[0]!] = await findCustomerFacts(db, lookups[kind.at[0]!]!.workspaceId, lookups[kind.at[0]!]!.ref);
         return;
       }
-      const { rows } = await db.query<CustomerFactsRow & { i: string }>(
+      const { rows } = await preparedQuery<CustomerFactsRow & { i: string }>(
+        db,
+        `customer-facts-many-by-${kind.by}`,
         `SELECT k.i, f.* FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(workspace_id, value, i)
          CROSS JOIN LATERAL (${FACTS_FROM} WHERE c.workspace_id = k.workspace_id AND ${kind.where} ORDER BY c.created_at LIMIT 1) f`,
         [kind.workspaces, kind.values],
