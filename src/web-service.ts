@@ -11,6 +11,7 @@ import { ApiKeyVerifier, apiKeyAuthenticator, RequestRateLimiter, type RateLimit
 import { rateLimitsFromEnvironment } from './config.js';
 import { RULES_CHANNEL } from './domains/rules/index.js';
 import { InsightCache } from './domains/insights/index.js';
+import { checkoutCustomers } from './domains/redemptions/index.js';
 import { ownOrigins, staffSessionAuthenticator, staffSettings } from './domains/staff/index.js';
 import { startRedemptionEngine, type EngineOptions } from './engine/redemption-engine.js';
 import { createApp } from './http/app.js';
@@ -80,7 +81,15 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
 
   await untilListening([keyListener, ruleListener], 2_000);
 
-  const deps: ServiceDeps = { db: pool, cursors: options.cursors, log, engine, forgetApiKeys: () => verifier.forget(), insightCache: new InsightCache() };
+  const deps: ServiceDeps = {
+    db: pool,
+    cursors: options.cursors,
+    log,
+    engine,
+    forgetApiKeys: () => verifier.forget(),
+    insightCache: new InsightCache(),
+    customers: checkoutCustomers(pool),
+  };
   // The session cookie, asked after the API key (a Bearer key wins); its writes must come from the service's origin.
   let listeningPort: number | undefined;
   const staffSession = staffSessionAuthenticator(pool, log, () => ownOrigins(staffSettings(), listeningPort));

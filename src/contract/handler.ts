@@ -4,7 +4,8 @@ import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool, Sql } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import type { Actor, RequestMeta } from './actor.js';
-import type { RedemptionEngine } from './engine-port.js';
+import type { CustomerReference } from './common.schemas.js';
+import type { CustomerUse, RedemptionEngine } from './engine-port.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
 
 export type { Actor, RequestMeta } from './actor.js';
@@ -19,6 +20,19 @@ export interface ServiceDeps {
   forgetApiKeys(): void;
   /** The insights' short answer cache, one per service (two services in one test keep theirs apart). */
   insightCache: AnswerCache;
+  /** The customers checkouts name, read and created together per event-loop turn; one per service. */
+  customers: CheckoutCustomers;
+}
+
+/**
+ * The customer a checkout names, as the engine takes it. By id: it must exist (else undefined: `customer_not_found`).
+ * By sourceId or email: found, else a customer without uses (no customer at all when the request names none).
+ */
+export interface CheckoutCustomers {
+  /** For a preview (validate): never creates. */
+  preview(workspaceId: string, ref: CustomerReference | undefined): Promise<CustomerUse | undefined>;
+  /** For a redemption: an unknown sourceId is created now, with its customer.created event and AUTO segments. */
+  redeeming(workspaceId: string, ref: CustomerReference | undefined): Promise<CustomerUse | undefined>;
 }
 
 /** Answers kept a short while per workspace, question and input; concurrent misses share one computation. */

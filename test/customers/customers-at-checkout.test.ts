@@ -1,12 +1,12 @@
-// The customers of checkouts, read and created per event-loop turn (loadCustomerFactsSoon, upsertCustomerSoon), against
+// The customers of checkouts, read and created per event-loop turn (customerFactsLoader, customerUpserter), against
 // a real PostgreSQL: what each lookup finds is what a lookup of its own finds, lookups of one kind share one statement,
 // new customers of one turn one transaction; a value PostgreSQL refuses fails only its own request; racing checkouts
 // create each new customer once (one event, its AUTO segments) and count each redemption against its own customer.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertCustomersBySourceId } from '../../src/domains/customers/customer.service.js';
-import { upsertCustomerSoon } from '../../src/domains/customers/index.js';
-import { loadCustomerFacts, loadCustomerFactsSoon, type CustomerLookup } from '../../src/domains/segments/index.js';
+import { customerUpserter } from '../../src/domains/customers/index.js';
+import { customerFactsLoader, loadCustomerFacts, type CustomerLookup } from '../../src/domains/segments/index.js';
 import { findCustomerFactsMany } from '../../src/domains/segments/segment.queries.js';
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -104,11 +104,12 @@ describe('customer lookups at checkout', () => {
     const { pool, statements } = countingPool();
     try {
       // Asked in one turn, as the requests read from many connections at once are.
-      const together = await Promise.all(lookups.map((l) => loadCustomerFactsSoon(pool, l)));
+      const load = customerFactsLoader(pool);
+      const together = await Promise.all(lookups.map((l) => load(l)));
       expect(together).toEqual(alone);
       expect(statements()).toBe(3);
       // A lone lookup in a turn of its own is one statement too.
-      expect(await loadCustomerFactsSoon(pool, { workspaceId: a.workspaceId, ref: { sourceId: 'ada' } })).toEqual(alone[0]);
+      expect(await load({ workspaceId: a.workspaceId, ref: { sourceId: 'ada' } })).toEqual(alone[0]);
       expect(statements()).toBe(4);
     } finally {
       await pool.end();
@@ -120,10 +121,11 @@ describe('customer lookups at checkout', () => {
     const ada = (await api.post('/api/v1/customers', { sourceId: 'ada' })).body;
     const { pool } = countingPool();
     try {
+      const load = customerFactsLoader(pool);
       const answers = await Promise.allSettled([
-        loadCustomerFactsSoon(pool, { workspaceId, ref: { id: ada.id } }),
-        loadCustomerFactsSoon(pool, { workspaceId, ref: { id: 'not-a-uuid' } }),
-        loadCustomerFactsSoon(pool, { workspaceId, ref: { id: randomUUID() } }),
+        load({ workspaceId, ref: { id: ada.id } }),
+        load({ workspaceId, ref: { id: 'not-a-uuid' } }),
+        load({ workspaceId, ref: { id: randomUUID() } }),
       ]);
       expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((answers[0] as PromiseFulfilledResult<{ id: string }>).value.id).toBe(ada.id);
@@ -170,7 +172,8 @@ describe('customer lookups at checkout', () => {
     const { pool, transactions } = countingPool();
     try {
       const names = ['new-1', 'new-2', 'new-3', 'new-1', 'known', 'new-4', 'new-2'];
-      const customers = await Promise.all(names.map((sourceId, i) => upsertCustomerSoon(pool, { workspaceId, ref: { sourceId, metadata: { tier: i % 2 ? 'silver' : 'gold' } } })));
+      const upsert = customerUpserter(pool);
+      const customers = await Promise.all(names.map((sourceId, i) => upsert({ workspaceId, ref: { sourceId, metadata: { tier: i % 2 ? 'silver' : 'gold' } } })));
       expect(transactions()).toBe(1);
       expect(customers.map((c) => c!.sourceId)).toEqual(names);
       expect(customers[0]!.id).toBe(customers[3]!.id);
@@ -195,7 +198,8 @@ describe('customer lookups at checkout', () => {
     const { workspaceId } = await service.newWorkspace();
     const { pool } = countingPool();
     try {
-      const answers = await Promise.allSettled(['fine-1', 'bad\u0000id', 'fine-2'].map((sourceId) => upsertCustomerSoon(pool, { workspaceId, ref: { sourceId } })));
+      const upsert = customerUpserter(pool);
+      const answers = await Promise.allSettled(['fine-1', 'bad\u0000id', 'fine-2'].map((sourceId) => upsert({ workspaceId, ref: { sourceId } })));
       expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     } finally {
       await pool.end();

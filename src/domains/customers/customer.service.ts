@@ -108,7 +108,7 @@ export async function upsertCustomer(tx: Sql, workspaceId: string, ref: Customer
   throw new Error(`customer ${sourceId} kept disappearing during upsert`);
 }
 
-/** One of many upserts by sourceId (upsertCustomerSoon): the workspace and the customer's fields. */
+/** One of many upserts by sourceId (customerUpserter): the workspace and the customer's fields. */
 export interface CustomerUpsert {
   workspaceId: string;
   ref: CustomerReference & { sourceId: string };
@@ -145,12 +145,15 @@ export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly Custo
 
 /**
  * upsertCustomer by sourceId in a transaction of its own, for checkouts: the upserts asked for in one event-loop turn
- * share one transaction (one commit) and one insert per workspace; should it fail, each is tried in its own.
+ * share one transaction (one commit) and one insert per workspace; should it fail, each is tried in its own. One per
+ * pool.
  */
-export const upsertCustomerSoon: (db: Pool, upsert: CustomerUpsert) => Promise<Customer | undefined> = turnBatched(
-  (db, upserts) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts)),
-  (db, { workspaceId, ref }) => withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref)),
-);
+export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<Customer | undefined> {
+  return turnBatched(
+    (upserts) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts)),
+    ({ workspaceId, ref }) => withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref)),
+  );
+}
 
 /** The existing customer a reference names (by id, else sourceId, else email), without creating one. */
 export async function findCustomerReference(db: Sql, workspaceId: string, ref: CustomerReference): Promise<Customer | undefined> {

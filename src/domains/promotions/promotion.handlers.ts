@@ -3,7 +3,7 @@
 // before its next decision.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { idempotencyClaim, refusal, refusalFields, resolveCustomer } from '../redemptions/index.js';
+import { idempotencyClaim, refusal, refusalFields } from '../redemptions/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualificationInputs, qualify } from './qualification.service.js';
@@ -73,7 +73,7 @@ export const promotionHandlers = implement(promotionContract, {
   },
   async redeemTier({ input, actor, deps }) {
     const { id, ...body } = input;
-    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
+    const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...refusalFields(refusal('customer_not_found')) };
     const outcome = await deps.engine.redeem({
       workspaceId: actor.workspaceId,

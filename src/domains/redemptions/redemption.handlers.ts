@@ -7,7 +7,7 @@ import { hasScope } from '../../contract/scopes.js';
 import { refusal, refusalFields } from './redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
-import { idempotencyClaim, resolveCustomer, workspaceStackLimit } from './redemption.service.js';
+import { idempotencyClaim, workspaceStackLimit } from './redemption.service.js';
 
 const customerNotFound = () => refusalFields(refusal('customer_not_found'));
 
@@ -17,14 +17,14 @@ export const redemptionHandlers = implement(redemptionContract, {
     if (input.session && !hasScope(actor.scopes, 'redemptions:write')) {
       throw problem('forbidden', 'a validation session reserves the voucher: it needs the redemptions:write scope');
     }
-    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, false);
+    const customer = await deps.customers.preview(actor.workspaceId, input.customer);
     if (!customer) return { valid: false as const, ...customerNotFound() };
     const session = input.session && { key: input.session.key ?? randomUUID(), ttlSeconds: input.session.ttlSeconds };
     return deps.engine.validate({ workspaceId: actor.workspaceId, code: input.code, order: input.order, amount: input.amount, customer, session });
   },
   async redeemVoucher({ input, actor, deps }) {
     const { code, ...body } = input;
-    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
+    const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...customerNotFound() };
     return deps.engine.redeem({
       workspaceId: actor.workspaceId,
@@ -38,7 +38,7 @@ export const redemptionHandlers = implement(redemptionContract, {
     });
   },
   async redeemStack({ input, actor, deps }) {
-    const customer = await resolveCustomer(deps.db, actor.workspaceId, input.customer, true);
+    const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) {
       return { ok: false as const, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
     }

@@ -3,10 +3,11 @@
 import { createHash } from 'node:crypto';
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.js';
+import type { CheckoutCustomers } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
-import { upsertCustomerSoon } from '../customers/index.js';
+import { customerUpserter } from '../customers/index.js';
 import type { CustomerFacts } from '../rules/index.js';
-import { loadCustomerFactsSoon } from '../segments/index.js';
+import { customerFactsLoader } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
 
 /** Keys sorted at every level, so two bodies that mean the same hash the same. */
@@ -33,26 +34,33 @@ export function idempotencyClaim(operation: string, path: string, input: Record<
 const NO_CUSTOMER: CustomerUse = { id: null, given: false };
 
 /**
- * The customer a redemption names. By id: it must exist (else undefined → `customer_not_found`). By sourceId: found,
- * or created now (with its customer.created event) when `create` is set; a preview (validate) never creates.
- * By email alone: found by email, else treated as a new customer without uses.
+ * The customers checkouts name (see CheckoutCustomers), made once per service at composition. The common case, a
+ * returning customer, is one indexed read (with its segments); a new one is created in a transaction. Both are shared
+ * with the other requests of the event-loop turn.
  */
-export async function resolveCustomer(db: Pool, workspaceId: string, ref: CustomerReference | undefined, create: boolean): Promise<CustomerUse | undefined> {
-  if (!ref) return NO_CUSTOMER;
-  // The common case, a returning customer, is one indexed read (with its segments); a new one is created in a
-  // transaction. Both are shared with the other requests of the event-loop turn.
-  const found = await loadCustomerFactsSoon(db, { workspaceId, ref });
-  if (found || ref.id !== undefined || !create || ref.sourceId === undefined) return previewCustomer(ref, found);
-  const customer = await upsertCustomerSoon(db, { workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
-  if (!customer) return { id: null, given: true };
-  // Created just now: automatic segments may have taken it in, in the creating transaction.
-  const created = await loadCustomerFactsSoon(db, { workspaceId, ref: { id: customer.id } });
-  return created ? known(created) : { id: customer.id, given: true };
+export function checkoutCustomers(db: Pool): CheckoutCustomers {
+  const facts = customerFactsLoader(db);
+  const upsert = customerUpserter(db);
+  return {
+    async preview(workspaceId, ref) {
+      return ref ? previewCustomer(ref, await facts({ workspaceId, ref })) : NO_CUSTOMER;
+    },
+    async redeeming(workspaceId, ref) {
+      if (!ref) return NO_CUSTOMER;
+      const found = await facts({ workspaceId, ref });
+      if (found || ref.id !== undefined || ref.sourceId === undefined) return previewCustomer(ref, found);
+      const customer = await upsert({ workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
+      if (!customer) return { id: null, given: true };
+      // Created just now: automatic segments may have taken it in, in the creating transaction.
+      const created = await facts({ workspaceId, ref: { id: customer.id } });
+      return created ? known(created) : { id: customer.id, given: true };
+    },
+  };
 }
 
 /**
- * The customer a request names, from its facts as read (`found`), without creating one: resolveCustomer's answer when
- * it may not create, for a caller that read the facts in a statement of its own (qualification).
+ * The customer a request names, from its facts as read (`found`), without creating one: a preview's answer, also for
+ * a caller that read the facts in a statement of its own (qualification).
  */
 export function previewCustomer(ref: CustomerReference | undefined, found: CustomerFacts | undefined): CustomerUse | undefined {
   if (!ref) return NO_CUSTOMER;

@@ -22,9 +22,11 @@ export async function loadCustomerFacts(db: Sql, workspaceId: string, ref: Custo
 
 /**
  * loadCustomerFacts outside a transaction, for checkouts: the lookups asked for in one event-loop turn go out as one
- * statement per kind of lookup, not one each (a value PostgreSQL refuses fails only its own lookup).
+ * statement per kind of lookup, not one each (a value PostgreSQL refuses fails only its own lookup). One per pool.
  */
-export const loadCustomerFactsSoon: (db: Pool, lookup: CustomerFactsLookup) => Promise<CustomerFacts | undefined> = turnBatched(
-  findCustomerFactsMany,
-  (db, { workspaceId, ref }) => findCustomerFacts(db, workspaceId, ref),
-);
+export function customerFactsLoader(db: Pool): (lookup: CustomerFactsLookup) => Promise<CustomerFacts | undefined> {
+  return turnBatched(
+    (lookups) => findCustomerFactsMany(db, lookups),
+    ({ workspaceId, ref }) => findCustomerFacts(db, workspaceId, ref),
+  );
+}
