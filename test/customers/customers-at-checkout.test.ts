@@ -42,7 +42,7 @@ async function eventsOf(workspaceId: string, type: string): Promise<Array<Record
   return rows.map((r) => r.payload);
 }
 
-describe('customer lookups at checkout', () => {
+describe('customers at checkout', () => {
   // First in this file, while the customers table is nearly empty.
   it('reads only the customers asked for after the tables grew under a connection that looked them up while empty', async () => {
     const { api, workspaceId } = await service.newWorkspace();

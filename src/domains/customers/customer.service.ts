@@ -49,9 +49,13 @@ async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Cus
   await recordEvent(tx, workspaceId, 'customer.created', createdPayload(customer));
 }
 
+/** A customer as segment conditions see it, before any membership. */
+function withoutSegments({ id, sourceId, email, name, metadata, createdAt }: Customer) {
+  return { id, sourceId, email, name, metadata, createdAt, segments: [] };
+}
+
 function refreshSegments(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
-  const { id, sourceId, email, name, metadata, createdAt } = customer;
-  return refreshCustomerSegments(tx, workspaceId, { id, sourceId, email, name, metadata, createdAt, segments: [] });
+  return refreshCustomerSegments(tx, workspaceId, withoutSegments(customer));
 }
 
 const RESOURCE = 'customer';
@@ -115,32 +119,41 @@ export interface CustomerUpsert {
 }
 
 /**
- * upsertCustomer for many references by sourceId, in the caller's transaction: per workspace (in id order), the new
- * sourceIds inserted in one statement with their customer.created events and AUTO segments, the others read; each
- * reference's customer in order. The first reference of a sourceId gives a new customer its fields.
+ * upsertCustomer for many references by sourceId, in the caller's transaction: workspace by workspace (in id order),
+ * see upsertWorkspaceCustomers; each reference's customer in order.
  */
 export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly CustomerUpsert[]): Promise<Customer[]> {
-  const found = new Map<string, Customer>();
-  const keyOf = (workspaceId: string, sourceId: string) => `${workspaceId}\u0000${sourceId}`;
-  const workspaces = [...new Set(upserts.map((u) => u.workspaceId))].sort();
-  for (const workspaceId of workspaces) {
-    const wanted = new Map<string, CustomerUpsert['ref']>();
-    for (const u of upserts) if (u.workspaceId === workspaceId && !wanted.has(u.ref.sourceId)) wanted.set(u.ref.sourceId, u.ref);
-    for (let attempt = 0; attempt < UPSERT_ATTEMPTS && wanted.size > 0; attempt++) {
-      const created = await insertCustomersIfAbsent(tx, workspaceId, [...wanted.values()]);
-      if (created.length > 0) {
-        await recordEvents(tx, created.map((c) => ({ workspaceId, type: 'customer.created' as const, payload: createdPayload(c) })));
-        await refreshCustomersSegments(tx, workspaceId, created.map(({ id, sourceId, email, name, metadata, createdAt }) => ({ id, sourceId, email, name, metadata, createdAt, segments: [] })));
-      }
-      const existing = created.length === wanted.size ? [] : await findCustomersBySourceIds(tx, workspaceId, [...wanted.keys()].filter((s) => !created.some((c) => c.sourceId === s)));
-      for (const c of [...created, ...existing]) {
-        found.set(keyOf(workspaceId, c.sourceId!), c);
-        wanted.delete(c.sourceId!);
-      }
-    }
-    if (wanted.size > 0) throw new Error(`customers ${[...wanted.keys()].join(', ')} kept disappearing during upsert`);
+  const found = new Map<string, Map<string, Customer>>();
+  for (const workspaceId of [...new Set(upserts.map((u) => u.workspaceId))].sort()) {
+    const refs = upserts.filter((u) => u.workspaceId === workspaceId).map((u) => u.ref);
+    found.set(workspaceId, await upsertWorkspaceCustomers(tx, workspaceId, refs));
   }
-  return upserts.map((u) => found.get(keyOf(u.workspaceId, u.ref.sourceId))!);
+  return upserts.map((u) => found.get(u.workspaceId)!.get(u.ref.sourceId)!);
+}
+
+/**
+ * The customers of one workspace these references name, by sourceId: the new ones inserted in one statement with
+ * their customer.created events and AUTO segments (the first reference of a sourceId gives its fields), the others read.
+ */
+async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: ReadonlyArray<CustomerUpsert['ref']>): Promise<Map<string, Customer>> {
+  const found = new Map<string, Customer>();
+  const wanted = new Map<string, CustomerUpsert['ref']>();
+  for (const ref of refs) if (!wanted.has(ref.sourceId)) wanted.set(ref.sourceId, ref);
+  for (let attempt = 0; attempt < UPSERT_ATTEMPTS && wanted.size > 0; attempt++) {
+    const created = await insertCustomersIfAbsent(tx, workspaceId, [...wanted.values()]);
+    if (created.length > 0) {
+      await recordEvents(tx, created.map((c) => ({ workspaceId, type: 'customer.created' as const, payload: createdPayload(c) })));
+      await refreshCustomersSegments(tx, workspaceId, created.map(withoutSegments));
+    }
+    for (const c of created) wanted.delete(c.sourceId!);
+    const existing = wanted.size === 0 ? [] : await findCustomersBySourceIds(tx, workspaceId, [...wanted.keys()]);
+    for (const c of [...created, ...existing]) {
+      found.set(c.sourceId!, c);
+      wanted.delete(c.sourceId!);
+    }
+  }
+  if (wanted.size > 0) throw new Error(`customers ${[...wanted.keys()].join(', ')} kept disappearing during upsert`);
+  return found;
 }
 
 /**

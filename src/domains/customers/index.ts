@@ -1,4 +1,5 @@
-// The customers domain's public surface: its contract and handlers, and upsertCustomer() for the redemption engine.
+// The customers domain's public surface: its contract and handlers, upsertCustomer() in a transaction and
+// customerUpserter() for checkouts (the new customers of an event-loop turn in one transaction).
 export { customerContract } from './customer.contract.js';
 export { customerHandlers } from './customer.handlers.js';
 export { customerUpserter, findCustomerReference, requireCustomer, upsertCustomer } from './customer.service.js';

@@ -1,5 +1,6 @@
-// The segments domain's public surface: its contract and handlers, the customer-write hook that keeps AUTO
-// memberships current, and loadCustomerFacts(), what a checkout reads of its customer for validation rules.
+// The segments domain's public surface: its contract and handlers, the customer-write hooks that keep AUTO
+// memberships current, and a customer's facts for validation rules: loadCustomerFacts() in a transaction,
+// customerFactsLoader() for checkouts (one statement per event-loop turn).
 import type { Pool, Sql } from '../../platform/database.js';
 import { turnBatched } from '../../platform/turn-batches.js';
 import type { CustomerFacts } from '../rules/index.js';

@@ -249,26 +249,27 @@ export interface CustomerFactsLookup {
  */
 export async function findCustomerFactsMany(db: Sql, lookups: readonly CustomerFactsLookup[]): Promise<(CustomerFacts | undefined)[]> {
   const found: (CustomerFacts | undefined)[] = new Array(lookups.length).fill(undefined);
-  const byKind = new Map<string, { by: string; where: string; at: number[]; workspaces: string[]; values: string[] }>();
+  const byKind = new Map<string, { where: string; at: number[]; workspaces: string[]; values: string[] }>();
   lookups.forEach(({ workspaceId, ref }, at) => {
     const lookup = lookupWhere(ref, 'k.value');
     if (!lookup) return;
     const [where, value, by] = lookup;
     let kind = byKind.get(by);
-    if (!kind) byKind.set(by, (kind = { by, where, at: [], workspaces: [], values: [] }));
+    if (!kind) byKind.set(by, (kind = { where, at: [], workspaces: [], values: [] }));
     kind.at.push(at);
     kind.workspaces.push(workspaceId);
     kind.values.push(value);
   });
   await Promise.all(
-    [...byKind.values()].map(async (kind) => {
+    [...byKind].map(async ([by, kind]) => {
       if (kind.at.length === 1) {
-        found[kind.at[0]!] = await findCustomerFacts(db, lookups[kind.at[0]!]!.workspaceId, lookups[kind.at[0]!]!.ref);
+        const at = kind.at[0]!;
+        found[at] = await findCustomerFacts(db, lookups[at]!.workspaceId, lookups[at]!.ref);
         return;
       }
       const { rows } = await preparedQuery<CustomerFactsRow & { i: string }>(
         db,
-        `customer-facts-many-by-${kind.by}`,
+        `customer-facts-many-by-${by}`,
         `SELECT k.i, f.* FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS k(workspace_id, value, i)
          CROSS JOIN LATERAL (${FACTS_FROM} WHERE c.workspace_id = k.workspace_id AND ${kind.where} ORDER BY c.created_at LIMIT 1) f`,
         [kind.workspaces, kind.values],
