@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, runBounded, serviceEnv, startServiceProcess } from './support.mjs';
+import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,11 +47,20 @@ function startReference(script, args) {
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
 
-async function load(name, options) {
+/**
+ * One scenario: warm-up, then the measured seconds. With `servicePid`, the CPU each part took meanwhile (from /proc), in
+ * µs a request: the service's node threads (`web` its web thread alone), its PostgreSQL, and this load generator.
+ */
+async function load(name, options, servicePid) {
   if (ONLY.length && !name.includes('fixed JSON') && !name.startsWith('naive') && !ONLY.some((w) => name.includes(w))) return { ...skipped, name };
   const base = { connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } };
   await autocannon({ ...base, duration: WARMUP });
+  const [before, selfBefore] = [servicePid ? await treeCpu(servicePid) : undefined, process.cpuUsage()];
   const result = await autocannon({ ...base, duration: DURATION });
+  const after = servicePid ? await treeCpu(servicePid) : undefined;
+  const self = process.cpuUsage(selfBefore);
+  const taken = after && cpuBetween(before, after);
+  const perRequest = (seconds) => Math.round((seconds * 1e6) / Math.max(1, result.requests.total));
   const row = {
     name,
     rps: Math.round(result.requests.average),
@@ -59,9 +68,51 @@ async function load(name, options) {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    ...(taken && {
+      cpu: {
+        service: perRequest(taken.node),
+        web: perRequest(taken.webThread),
+        postgres: perRequest(taken.postgres),
+        load: perRequest((self.user + self.system) / 1e6),
+      },
+    }),
   };
   console.error(`  ${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
   return row;
+}
+
+/**
+ * What this machine allows at the CPU each request took: with every CPU busy (the service, its PostgreSQL and the load
+ * generator share them) at most cores / (CPU a request) requests a second, and a validate at most what one web thread
+ * serves. A target above its ceiling needs less CPU a request or more CPUs; below it, a row that misses it waits on
+ * something else (latency: a batch at a time per hot voucher row).
+ */
+function printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack }) {
+  const cores = os.availableParallelism();
+  const rows = [
+    [hot, peerHot, 10, 'the peer'], [spreadRow, peerSpread, 8, 'the peer'], [gift, peerHot, 15, 'the peer'], [stack, peerHot, 8, 'the peer'], [validate, bare, 0.5, 'node:http'],
+  ].filter(([row, reference]) => row.cpu && reference.rps);
+  if (!rows.length) return;
+  const pad = (s, n) => String(s).padEnd(n);
+  console.log(`\nCPU a request (µs, from /proc during the measured seconds) and the most ${cores} CPUs allow at that cost:\n`);
+  console.log(`| ${pad('scenario', 28)} | ${pad('service (web thread)', 20)} | ${pad('PostgreSQL', 10)} | ${pad('load generator', 14)} | ${pad('CPUs busy', 9)} | ${pad('ceiling req/s', 13)} | ${pad('ceiling ratio', 30)} | ${pad('target', 6)} | ${pad('the target needs', 26)} |`);
+  console.log(`|${'-'.repeat(30)}|${'-'.repeat(22)}|${'-'.repeat(12)}|${'-'.repeat(16)}|${'-'.repeat(11)}|${'-'.repeat(15)}|${'-'.repeat(32)}|${'-'.repeat(8)}|${'-'.repeat(28)}|`);
+  for (const [row, reference, target, against] of rows) {
+    const { service, web, postgres, load: generator } = row.cpu;
+    const total = service + postgres + generator;
+    const allCpus = (cores * 1e6) / total;
+    // One web process: its web thread serves every request, so it alone caps a request that is mostly web thread.
+    const ceiling = Math.round(web > 0 ? Math.min(allCpus, 1e6 / web) : allCpus);
+    const bound = ceiling < Math.round(allCpus) ? 'web thread' : 'all CPUs';
+    const busy = (row.rps * total) / (cores * 1e6);
+    const times = (x) => `${x < 1 ? x.toFixed(2) : x.toFixed(1)}x`;
+    // The CPU a request may take for the target to fit: all parts on all CPUs, and the web thread on its one.
+    const goal = target * reference.rps;
+    const needs = bound === 'web thread' ? `web thread <= ${Math.floor(1e6 / goal)} µs` : `all parts <= ${Math.floor((cores * 1e6) / goal)} µs`;
+    console.log(
+      `| ${pad(row.name, 28)} | ${pad(`${service} (${web})`, 20)} | ${pad(postgres, 10)} | ${pad(generator, 14)} | ${pad(`${Math.round(busy * 100)} %`, 9)} | ${pad(ceiling, 13)} | ${pad(`${times(ceiling / reference.rps)} ${against} (${bound})`, 30)} | ${pad(times(target), 6)} | ${pad(needs, 26)} |`,
+    );
+  }
 }
 
 function rssOf(pid) {
@@ -129,6 +180,7 @@ async function main() {
   const order = { amount: 10_000, currency: 'EUR' };
   const orderBody = JSON.stringify({ order });
   const pick = () => spread[Math.floor(Math.random() * spread.length)];
+  const loadService = (name, options) => load(name, options, service.pid);
   console.error(`running: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`);
   const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody });
   const expressRef = await load('express 5, fixed JSON', { url: `http://127.0.0.1:${expressPort}/x`, body: orderBody });
@@ -138,10 +190,10 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
-  const validate = await load('validate, hot code', { url: `${baseUrl}/api/v1/vouchers/VALIDATE/validate`, headers: auth, body: orderBody });
-  const hot = await load('redeem, one hot code', { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody });
+  const validate = await loadService('validate, hot code', { url: `${baseUrl}/api/v1/vouchers/VALIDATE/validate`, headers: auth, body: orderBody });
+  const hot = await loadService('redeem, one hot code', { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody });
   // As checkouts call it: each redemption with its own Idempotency-Key (stored with the outcome in the same commit).
-  const hotKeyed = await load('redeem, hot code, Idempotency-Key', {
+  const hotKeyed = await loadService('redeem, hot code, Idempotency-Key', {
     url: baseUrl,
     headers: auth,
     requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: orderBody }) }],
@@ -154,25 +206,25 @@ async function main() {
   await shoppers.query(`INSERT INTO customers (workspace_id, source_id) SELECT $1, 'shopper-' || i FROM generate_series(0, 999) AS i`, [(await api('GET', '/workspace')).id]);
   await shoppers.query('ANALYZE customers');
   await shoppers.end();
-  const hotReturning = await load('redeem, hot code, returning customer', {
+  const hotReturning = await loadService('redeem, hot code, returning customer', {
     url: baseUrl,
     headers: auth,
     requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } }) }) }],
   });
-  const hotNew = await load('redeem, hot code, new customer', {
+  const hotNew = await loadService('redeem, hot code, new customer', {
     url: baseUrl,
     headers: auth,
     requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: randomUUID() } }) }) }],
   });
-  const spreadRow = await load('redeem over 10,000 codes', {
+  const spreadRow = await loadService('redeem over 10,000 codes', {
     url: baseUrl,
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
   const rollupRows = ROLLUP_COMPARE ? await compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api }) : [];
-  const gift = await load('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
-  const points = await load('pay with points, hot card', { url: `${baseUrl}/api/v1/vouchers/POINTS/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
-  const stack = await load('3-voucher stack', {
+  const gift = await loadService('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
+  const points = await loadService('pay with points, hot card', { url: `${baseUrl}/api/v1/vouchers/POINTS/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
+  const stack = await loadService('3-voucher stack', {
     url: baseUrl,
     headers: auth,
     requests: [
@@ -237,7 +289,7 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', path: `/workspaces/${workspace.id}/qualifications`, setupRequest: (req) => ({ ...req, body: qualificationBody() }) }],
   });
-  const qualification = await load('qualification, 20k tiers and vouchers', {
+  const qualification = await loadService('qualification, 20k tiers and vouchers', {
     url: baseUrl,
     connections: QUAL_CONNECTIONS,
     headers: auth,
@@ -245,7 +297,7 @@ async function main() {
   });
   // Latency at a steady offered load (what a checkout sees), not at saturation, where p99 is mostly queueing.
   const QUAL_RATE = 500;
-  const qualificationAtRate = await load(`qualification, 20k, ${QUAL_RATE} req/s offered`, {
+  const qualificationAtRate = await loadService(`qualification, 20k, ${QUAL_RATE} req/s offered`, {
     url: baseUrl,
     connections: QUAL_CONNECTIONS,
     overallRate: QUAL_RATE,
@@ -289,6 +341,7 @@ async function main() {
     `qualification with 20,000 tiers and vouchers: p99 < 20 ms at ${QUAL_RATE} req/s offered (${qualificationAtRate.p99} ms; ${qualification.p99} ms at saturation, ${qualification.rps} req/s; naive peer p99 ${peerQualification.p99} ms at ${peerQualification.rps} req/s)`,
     qualificationAtRate.rps > 0 && qualificationAtRate.p99 < 20,
   );
+  printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack });
   if (rollupRows.length) {
     console.log(`\nInsights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database), same run, order on, off, off, on:\n`);
     console.log(`| ${pad('scenario', 26)} | ${pad('rollup on req/s', 16)} | ${pad('rollup off req/s', 16)} | ${pad('on/off', 7)} | ${pad('p99 on/off ms', 13)} | ${pad('ms per commit on/off', 20)} | ${pad('writes per batch on/off', 23)} |`);

@@ -6,53 +6,20 @@
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), hard limit BENCH_TIMEOUT_S (600).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, runBounded, serviceEnv, startServiceProcess, waitFor } from './support.mjs';
+import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu, waitFor } from './support.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
-const TICKS = 100; // USER_HZ on Linux
 const cleanups = [];
 const alnum = (n) => [...randomBytes(n)].map((b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
-
-/** CPU seconds so far of a process and all its descendants, split into node and postgres. */
-async function treeCpu(rootPid) {
-  const stats = new Map();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const text = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const close = text.lastIndexOf(')');
-      const comm = text.slice(text.indexOf('(') + 1, close);
-      const fields = text.slice(close + 2).split(' ');
-      stats.set(Number(entry), { comm, ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / TICKS });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const inTree = new Set([rootPid]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const [pid, s] of stats) if (!inTree.has(pid) && inTree.has(s.ppid)) (inTree.add(pid), (grew = true));
-  }
-  let node = 0;
-  let postgres = 0;
-  for (const pid of inTree) {
-    const s = stats.get(pid);
-    if (!s) continue;
-    if (s.comm.startsWith('postgres')) postgres += s.cpu;
-    else node += s.cpu;
-  }
-  return { node, postgres };
-}
 
 async function main() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'promotions-scale-bench-'));
@@ -94,14 +61,15 @@ async function main() {
     const result = await autocannon({ ...base, duration: DURATION });
     const after = rootPid ? await treeCpu(rootPid) : undefined;
     const self = process.cpuUsage(selfBefore);
+    const taken = after && cpuBetween(before, after);
     const seconds = DURATION;
     const row = {
       name,
       rps: Math.round(result.requests.average),
       p99: result.latency.p99,
       non2xx: result.non2xx,
-      webCores: after ? (after.node - before.node) / seconds : 0,
-      pgCores: after ? (after.postgres - before.postgres) / seconds : 0,
+      webCores: taken ? taken.node / seconds : 0,
+      pgCores: taken ? taken.postgres / seconds : 0,
       loadCores: (self.user + self.system) / 1e6 / seconds,
     };
     if (result.non2xx > result.requests.total / 100) throw new Error(`${name}: ${result.non2xx} of ${result.requests.total} answers were not 2xx`);

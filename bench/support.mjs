@@ -1,6 +1,7 @@
 // What every bench shares: a free local port, a bounded run whose clean-ups happen however it ends, and the service
 // started as its own process.
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -82,4 +83,57 @@ export async function startProcess(root, script, env, readyUrl, cleanups) {
 /** The service (`dist/src/main.js` of `root`) with `env`, once its /ready answers. */
 export function startServiceProcess(root, env, cleanups) {
   return startProcess(root, 'dist/src/main.js', env, `http://127.0.0.1:${env.PORT}/ready`, cleanups);
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+async function cpuOf(statPath) {
+  const text = await readFile(statPath, 'utf8');
+  const close = text.lastIndexOf(')');
+  const fields = text.slice(close + 2).split(' ');
+  return { comm: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / TICKS };
+}
+
+/**
+ * CPU seconds so far of a process and each of its descendants (from /proc), each marked node or postgres; `webThread`:
+ * the root process's main thread alone (the web thread when the service runs one web process).
+ */
+export async function treeCpu(rootPid) {
+  const stats = new Map();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      stats.set(Number(entry), await cpuOf(`/proc/${entry}/stat`));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const inTree = new Set([rootPid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, s] of stats) if (!inTree.has(pid) && inTree.has(s.ppid)) (inTree.add(pid), (grew = true));
+  }
+  const processes = new Map();
+  for (const pid of inTree) {
+    const s = stats.get(pid);
+    if (s) processes.set(pid, { postgres: s.comm.startsWith('postgres'), cpu: s.cpu });
+  }
+  const webThread = await cpuOf(`/proc/${rootPid}/task/${rootPid}/stat`).then((s) => s.cpu, () => 0);
+  return { processes, webThread };
+}
+
+/**
+ * CPU seconds taken between two treeCpu readings, node and postgres apart: a process started meanwhile counts whole,
+ * one that ended meanwhile (an idle database connection closed) is left out rather than subtracted.
+ */
+export function cpuBetween(before, after) {
+  let node = 0;
+  let postgres = 0;
+  for (const [pid, now] of after.processes) {
+    const taken = now.cpu - (before.processes.get(pid)?.cpu ?? 0);
+    if (now.postgres) postgres += taken;
+    else node += taken;
+  }
+  return { node, postgres, webThread: after.webThread - before.webThread };
 }
