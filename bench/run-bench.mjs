@@ -101,8 +101,10 @@ function printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gi
     const { service, web, postgres, load: generator } = row.cpu;
     const total = service + postgres + generator;
     const allCpus = (cores * 1e6) / total;
-    // One web process: its web thread serves every request, so it alone caps a request that is mostly web thread.
-    const ceiling = Math.round(web > 0 ? Math.min(allCpus, 1e6 / web) : allCpus);
+    // One web process (the bench's default): its web thread serves every request, so it alone caps a request that is
+    // mostly web thread. With more, the process read is the cluster's primary and only the CPUs' bound applies.
+    const oneWebThread = (process.env.WEB_PROCESSES ?? '1') === '1' && web > 0;
+    const ceiling = Math.round(oneWebThread ? Math.min(allCpus, 1e6 / web) : allCpus);
     const bound = ceiling < Math.round(allCpus) ? 'web thread' : 'all CPUs';
     const busy = (row.rps * total) / (cores * 1e6);
     const times = (x) => `${x < 1 ? x.toFixed(2) : x.toFixed(1)}x`;
