@@ -37,7 +37,8 @@ function mapSourceIdConflict(sourceId: string | null | undefined) {
   };
 }
 
-function createdPayload(customer: Customer): Record<string, unknown> {
+/** The payload of a customer.created event (checkouts, the API and the bulk import write the same). */
+export function customerCreatedPayload(customer: Pick<Customer, 'id' | 'sourceId' | 'email'>): Record<string, unknown> {
   return {
     customerId: customer.id,
     ...(customer.sourceId !== null ? { sourceId: customer.sourceId } : {}),
@@ -46,7 +47,7 @@ function createdPayload(customer: Customer): Record<string, unknown> {
 }
 
 async function recordCustomerCreated(tx: Sql, workspaceId: string, customer: Customer): Promise<void> {
-  await recordEvent(tx, workspaceId, 'customer.created', createdPayload(customer));
+  await recordEvent(tx, workspaceId, 'customer.created', customerCreatedPayload(customer));
 }
 
 /** A customer as segment conditions see it, before any membership. */
@@ -142,7 +143,7 @@ async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: Read
   for (let attempt = 0; attempt < UPSERT_ATTEMPTS && wanted.size > 0; attempt++) {
     const created = await insertCustomersIfAbsent(tx, workspaceId, [...wanted.values()]);
     if (created.length > 0) {
-      await recordEvents(tx, created.map((c) => ({ workspaceId, type: 'customer.created' as const, payload: createdPayload(c) })));
+      await recordEvents(tx, created.map((c) => ({ workspaceId, type: 'customer.created' as const, payload: customerCreatedPayload(c) })));
       await refreshCustomersSegments(tx, workspaceId, created.map(withoutSegments));
     }
     for (const c of created) wanted.delete(c.sourceId!);

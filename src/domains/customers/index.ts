@@ -2,5 +2,5 @@
 // customerUpserter() for checkouts (the new customers of an event-loop turn in one transaction).
 export { customerContract } from './customer.contract.js';
 export { customerHandlers } from './customer.handlers.js';
-export { customerUpserter, findCustomerReference, requireCustomer, upsertCustomer } from './customer.service.js';
+export { customerCreatedPayload, customerUpserter, findCustomerReference, requireCustomer, upsertCustomer } from './customer.service.js';
 export { Customer } from './customer.schemas.js';

@@ -12,6 +12,7 @@ import { invalidField, ProblemError } from '../../contract/problems.js';
 import { withTransaction, type Sql } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { findCampaign } from '../campaigns/index.js';
+import { customerCreatedPayload } from '../customers/index.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import { refreshCustomersSegments } from '../segments/index.js';
 import { applyVoucherTemplate } from '../vouchers/index.js';
@@ -309,7 +310,7 @@ async function mergeCustomers(client: pg.PoolClient, s: Staging, workspaceId: st
       merged.customers.map((c) => ({
         workspaceId,
         type: 'customer.created' as const,
-        payload: { customerId: c.id, sourceId: c.sourceId, ...(c.email !== null ? { email: c.email } : {}) },
+        payload: customerCreatedPayload(c),
       })),
     );
     await refreshCustomersSegments(client, workspaceId, merged.customers.map((c) => ({ ...c, segments: [] })));

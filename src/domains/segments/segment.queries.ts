@@ -156,12 +156,15 @@ export async function setCustomerMemberships(
   return { entered, left };
 }
 
-export async function findCustomerSegmentIds(tx: Sql, workspaceId: string, customerId: string): Promise<string[]> {
-  const { rows } = await tx.query<{ segment_id: string }>(
-    'SELECT segment_id FROM segment_members WHERE workspace_id = $1 AND customer_id = $2',
-    [workspaceId, customerId],
+/** The segment ids of each of these customers, in one read (none: an empty list). */
+export async function findCustomersSegmentIds(tx: Sql, workspaceId: string, customerIds: readonly string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(customerIds.map((id) => [id, []]));
+  const { rows } = await tx.query<{ customer_id: string; segment_id: string }>(
+    'SELECT customer_id, segment_id FROM segment_members WHERE workspace_id = $1 AND customer_id = ANY($2::uuid[])',
+    [workspaceId, customerIds],
   );
-  return rows.map((r) => r.segment_id);
+  for (const row of rows) found.get(row.customer_id)?.push(row.segment_id);
+  return found;
 }
 
 /** The ids among these that name no customer of the workspace. */

@@ -12,7 +12,7 @@ import {
   deleteSegmentRow,
   findAutoSegments,
   findCustomerFactsPage,
-  findCustomerSegmentIds,
+  findCustomersSegmentIds,
   findMembersAmong,
   findMissingCustomers,
   findSegment,
@@ -134,14 +134,18 @@ export async function refreshCustomerSegments(tx: Sql, workspaceId: string, cust
   await refreshCustomersSegments(tx, workspaceId, [customer]);
 }
 
-/** refreshCustomerSegments for several customers of the workspace: the lock taken and the AUTO segments read once. */
+/**
+ * refreshCustomerSegments for several customers of the workspace: the lock taken, the AUTO segments and the customers'
+ * memberships read once.
+ */
 export async function refreshCustomersSegments(tx: Sql, workspaceId: string, customers: readonly (CustomerFacts & { id: string })[]): Promise<void> {
   if (customers.length === 0) return;
   await lockSegmentMembership(tx, workspaceId, 'shared');
   const segments = await findAutoSegments(tx, workspaceId);
   if (segments.length === 0) return;
+  const memberships = await findCustomersSegmentIds(tx, workspaceId, customers.map((c) => c.id));
   for (const customer of customers) {
-    const current = new Set(await findCustomerSegmentIds(tx, workspaceId, customer.id));
+    const current = new Set(memberships.get(customer.id));
     const holds = new Set(segments.filter((s) => evaluateConditions(s.conditions, { customer: { ...customer, segments: [] } }).ok).map((s) => s.id));
     const enter = [...holds].filter((id) => !current.has(id));
     const leave = segments.map((s) => s.id).filter((id) => current.has(id) && !holds.has(id));
