@@ -13,7 +13,7 @@ import {
 } from '../domains/webhooks/index.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
-import { loyaltyPointsQueue, startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
+import { startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
 import { startReferralJobs } from '../domains/referrals/index.js';
 import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config.js';
 import { startJobQueue } from './job-queue.js';
@@ -35,7 +35,7 @@ export async function startBackgroundJobs(options: {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
   const boss = await startJobQueue(pool, log, {
-    queues: [webhookDeliveryQueue(webhooks), loyaltyPointsQueue()],
+    queues: [webhookDeliveryQueue(webhooks)],
     // Often enough that an attempt orphaned by a killed worker runs again soon after its expiry.
     maintenanceIntervalSeconds: Math.min(60, Math.max(1, Math.ceil(expiry / 2))),
   });
@@ -54,7 +54,7 @@ export async function startBackgroundJobs(options: {
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const loyalty = await startLoyaltyJobs({ boss, pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
+  const loyalty = await startLoyaltyJobs({ pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
   const referrals = startReferralJobs({ pool, log: log.child({ component: 'referrals' }) });
   return {
     wake: () => {
