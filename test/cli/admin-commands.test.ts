@@ -27,7 +27,7 @@ afterAll(async () => service?.close());
 const configFor = (db: { url: string }, env: Record<string, string> = {}) => loadConfig({ DATABASE_URL: db.url, ...env });
 
 async function entriesOf(db: Sql, operation: string) {
-  const { rows } = await db.query(
+  const { rows } = await db.query<any>(
     `SELECT workspace_id, operation, actor_type, actor_id, actor_label, resource_type, resource_id, changes, request_id, user_agent
      FROM audit_entries WHERE operation = $1 ORDER BY created_at`,
     [operation],
@@ -36,7 +36,7 @@ async function entriesOf(db: Sql, operation: string) {
 }
 
 async function eventsOf(db: Sql, type: string) {
-  return (await db.query('SELECT workspace_id, type, payload FROM events WHERE type = $1 ORDER BY created_at', [type])).rows;
+  return (await db.query<any>('SELECT workspace_id, type, payload FROM events WHERE type = $1 ORDER BY created_at', [type])).rows;
 }
 
 const countEvents = async (db: Sql) => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n;
