@@ -1,21 +1,23 @@
 // What the worker process runs on pg-boss: the webhook delivery pipeline, the loyalty and referral subscribers and the
-// points sweep, and the scheduled pruning of expired idempotency keys and audit entries. Also started in-process by
-// tests.
+// points sweep, and the scheduled pruning of expired idempotency keys, audit entries, and events with their webhook
+// deliveries. Also started in-process by tests.
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
 import {
   attemptExpirySeconds,
+  startEventRetention,
   startWebhookDelivery,
   webhookDeliveryQueue,
   type DeliveryLimits,
+  type EventRetention,
   type WebhookSettings,
 } from '../domains/webhooks/index.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
 import { startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
 import { startReferralJobs } from '../domains/referrals/index.js';
-import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config.js';
+import { AUDIT_RETENTION_DAYS_DEFAULT, EVENT_RETENTION_DEFAULT_MS } from '../config.js';
 import { startJobQueue } from './job-queue.js';
 import { createJobScheduler } from './scheduled-jobs.js';
 
@@ -30,6 +32,8 @@ export async function startBackgroundJobs(options: {
   webhooks: WebhookSettings;
   limits?: Partial<DeliveryLimits>;
   auditRetentionDays?: number;
+  /** Default: EVENT_RETENTION's default, batches of EVENT_RETENTION_BATCH events. */
+  eventRetention?: Partial<EventRetention>;
   loyalty?: Partial<LoyaltyJobSettings>;
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
@@ -45,6 +49,12 @@ export async function startBackgroundJobs(options: {
     db: pool,
     log: log.child({ component: 'audit-retention' }),
     retentionDays: options.auditRetentionDays ?? AUDIT_RETENTION_DAYS_DEFAULT,
+  });
+  await startEventRetention(scheduler, {
+    db: pool,
+    log: log.child({ component: 'event-retention' }),
+    retentionMs: options.eventRetention?.retentionMs ?? EVENT_RETENTION_DEFAULT_MS,
+    batchSize: options.eventRetention?.batchSize,
   });
   const delivery = startWebhookDelivery({
     boss,
