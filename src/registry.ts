@@ -19,6 +19,7 @@ import { referralContract } from './domains/referrals/referral.contract.js';
 import { rewardContract } from './domains/rewards/reward.contract.js';
 import { workspaceContract } from './domains/workspaces/workspace.contract.js';
 import { importContract } from './domains/imports/import.contract.js';
+import { customEventContract } from './orchestration/custom-event.contract.js';
 
 // Not annotated as Operation[]: the element type keeps each operation's name and schemas for the typed client.
 export const operations = Object.freeze([
@@ -37,6 +38,7 @@ export const operations = Object.freeze([
   ...Object.values(segmentContract),
   ...Object.values(auditContract),
   ...Object.values(loyaltyContract),
+  ...Object.values(customEventContract),
   ...Object.values(rewardContract),
   ...Object.values(referralContract),
   ...Object.values(staffContract),

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
-import { reactToNextReferralEvent } from '../../src/domains/referrals/index.js';
+import { reactToNextReferralEvent } from '../../src/orchestration/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
