@@ -212,6 +212,23 @@ describe('conversions at checkout', () => {
     expect(await eventsOf('referral.conversion.reverted')).toEqual([expect.objectContaining({ code, reason: 'ORDER_CANCELED' })]);
   });
 
+  it('confirms a pending conversion when its order is created already paid, as when it is moved to PAID', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await referralProgram(api, { confirmOn: 'ORDER_PAID' });
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    // The checkout redeems first; the shop records the order afterwards, paid (or fulfilled) at once.
+    for (const [sourceId, status, referee] of [['web-2001', 'PAID', 'dave'], ['web-2002', 'FULFILLED', 'erin']] as const) {
+      const redeemed = await api.post(`/api/v1/vouchers/${code}/redemption`, { order: { id: sourceId, amount: 5_000, currency: 'EUR' }, customer: { sourceId: referee } });
+      expect(redeemed.body.ok).toBe(true);
+      await api.create('/api/v1/orders', { sourceId, amount: 5_000, currency: 'EUR', customer: { sourceId: referee }, status });
+    }
+    await drainReferrals();
+    const conversions = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
+    expect(conversions.map((c: { status: string }) => c.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    const confirmed = await service.pool.query(`SELECT payload->>'orderId' AS "orderId" FROM events WHERE workspace_id = $1 AND type = 'referral.conversion.confirmed'`, [workspaceId]);
+    expect(confirmed.rows.map((r) => r.orderId).sort()).toEqual(['web-2001', 'web-2002']);
+  });
+
   it('converts by a custom event naming the code, with the same refusals, sharing the cap with checkout under races', async () => {
     const { api } = await service.newWorkspace();
     const programId = await referralProgram(api, { maxConversionsPerReferrer: 4 });
