@@ -299,8 +299,10 @@ describe('the dashboard in Chromium', () => {
 
   it('shows a referral program\'s conversions', async () => {
     const api = service.api(key);
+    const mug = await api.create('/api/v1/rewards', { name: 'Thank-you mug', type: 'MATERIAL' });
     const program = await api.create('/api/v1/campaigns', {
-      name: 'Dash referrals', type: 'REFERRAL_PROGRAM', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } }, referral: { confirmOn: 'REDEMPTION' },
+      name: 'Dash referrals', type: 'REFERRAL_PROGRAM', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } },
+      referral: { confirmOn: 'REDEMPTION', referrerRewards: [{ rewardId: mug.id }] },
     });
     const code = (await api.post(`/api/v1/referrals/programs/${program.id}/codes`, { customer: { sourceId: 'dash-referrer' } })).body.code;
     expect((await api.post(`/api/v1/vouchers/${code}/redemption`, { order: { amount: 2_000, currency: 'EUR' }, customer: { sourceId: 'dash-referee' } })).body.ok).toBe(true);

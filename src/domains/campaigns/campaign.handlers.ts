@@ -10,7 +10,6 @@ import { campaignContract } from './campaign.contract.js';
 import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, lockCampaign, updateCampaign } from './campaign.queries.js';
 import type { Campaign } from './campaign.schemas.js';
 import { LoyaltySettings } from './loyalty-settings.schemas.js';
-import { ReferralSettings } from './referral-settings.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
 
@@ -28,13 +27,9 @@ export const campaignHandlers = implement(campaignContract, {
     return mutate(async ({ tx, record, emit }) => {
       const refusal = await unknownValidationRules(tx, actor.workspaceId, input.validationRuleIds);
       if (refusal) throw refusal;
-      // A loyalty program always has its settings, with their defaults when none were given.
-      const body =
-        input.type === 'LOYALTY_PROGRAM'
-          ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) }
-          : input.type === 'REFERRAL_PROGRAM'
-            ? { ...input, referral: input.referral ?? ReferralSettings.parse({}) }
-            : input;
+      // A loyalty program always has its settings, with their defaults when none were given (a referral program's
+      // are required by the body's schema).
+      const body = input.type === 'LOYALTY_PROGRAM' ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) } : input;
       const campaign = await insertCampaign(tx, actor.workspaceId, body);
       record({ resourceType: 'campaign', resourceId: campaign.id, after: campaign });
       emit('campaign.created', { campaignId: campaign.id, campaign });
