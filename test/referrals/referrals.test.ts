@@ -115,6 +115,15 @@ describe('referral program settings', () => {
     expect(replaced.status).toBe(200);
     expect(replaced.body.referral).toEqual({ confirmOn: 'REDEMPTION', refereeMustBeNew: true, referrerRewards: [{ rewardId: cup }] });
   });
+
+  it("makes referral codes in the workspace's default currency when the program's money template names none", async () => {
+    const { api } = await service.newWorkspace();
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    const { currency: _, ...unpriced } = program({ referrerRewards: [{ rewardId: await thankYouReward(api) }] });
+    const created = await api.create('/api/v1/campaigns', unpriced);
+    const code = await codeFor(api, created.id, { sourceId: 'alice' });
+    expect((await api.get(`/api/v1/vouchers/${code}`)).body).toMatchObject({ currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 500 } });
+  });
 });
 
 describe('conversions at checkout', () => {
