@@ -300,7 +300,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByText('Amounts need a currency: the workspace has no default currency.').waitFor();
     await shot('campaign-currency-asked');
     await page.getByRole('button', { name: 'Create campaign' }).click();
-    expect(await currency.evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true);
+    expect(await currency.evaluate((input) => (input as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
     expect((await api.get('/api/v1/campaigns?limit=100')).body.data.map((c: any) => c.name)).not.toContain('Five off');
     await page.getByRole('button', { name: 'Cancel' }).click();
 
