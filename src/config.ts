@@ -40,6 +40,9 @@ export const IMPORT_MAX_BYTES_DEFAULT = 1_073_741_824;
 /** Audit entries older than this many days are pruned by the worker. */
 export const AUDIT_RETENTION_DAYS_DEFAULT = 365;
 
+/** Events and their webhook deliveries older than this are pruned by the worker (CONTRACT.md: 90 days). */
+export const EVENT_RETENTION_DEFAULT_MS = 90 * 86_400_000;
+
 /** Requests per second, or 0 / `off` for no limit. */
 const requestRate = z
   .string()
@@ -100,6 +103,7 @@ const EnvSchema = z.object({
   HOT_PATH_DISPATCHER: booleanFlag.default(true),
   INSIGHTS_ROLLUP: booleanFlag.default(true),
   AUDIT_RETENTION_DAYS: positiveInt.max(36_500).default(AUDIT_RETENTION_DAYS_DEFAULT),
+  EVENT_RETENTION: duration.refine((ms) => ms >= 60_000 && ms <= 36_500 * 86_400_000, 'must be between 1m and 36500d').default(EVENT_RETENTION_DEFAULT_MS),
   LOYALTY_JOBS_INTERVAL: duration.refine((ms) => ms >= 1_000 && ms <= 86_400_000, 'must be between 1s and 24h').default(60_000),
   RATE_LIMIT_PER_KEY: requestRate.optional(),
   RATE_LIMIT_BURST_PER_KEY: positiveInt.max(10_000_000).optional(),
@@ -156,6 +160,8 @@ export type Config = Readonly<{
   insightsRollup: boolean;
   /** Audit entries older than this are deleted by the worker's retention job. */
   auditRetentionDays: number;
+  /** Events (with their webhook deliveries) older than this are deleted by the worker's retention job. */
+  eventRetentionMs: number;
   /** How often the worker activates pending loyalty points and expires due ones. */
   loyaltyJobsIntervalMs: number;
   /** Token buckets per API key and per client address (undefined: off); each web process enforces 1/processes. */
@@ -271,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hotPathDispatcher: e.HOT_PATH_DISPATCHER,
     insightsRollup: e.INSIGHTS_ROLLUP,
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    eventRetentionMs: e.EVENT_RETENTION,
     loyaltyJobsIntervalMs: e.LOYALTY_JOBS_INTERVAL,
     rateLimits: rateLimitsOf(e),
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),

@@ -20,6 +20,8 @@ const STOP_LIMIT_MS = 5_000;
 const DRAIN_MS = 3_000;
 /** How long a stop waits for a start in progress to finish before it stops what is up. */
 const START_GRACE_MS = 1_500;
+/** A background worker that exited (say, its start met a lost connection) is started again after this. */
+const WORKER_RESTART_MS = 1_000;
 
 const config = loadConfigOrExit();
 const clusterWorker = cluster.isWorker;
@@ -42,7 +44,8 @@ async function startPrimary() {
   if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
   // Made once here (a file under DATA_DIR when SECRET_KEY is unset), then read by every web process.
   await resolveSecretKey(config.secretKey, config.dataDir);
-  const env = { DATABASE_URL: database.url, PARTITIONS: String(config.partitions), START_WORKER: 'false' };
+  // START_WORKER passes through: a web process never starts the worker (the primary does), but checks it in /ready.
+  const env = { DATABASE_URL: database.url, PARTITIONS: String(config.partitions) };
   const web = new Map<number, ClusterWorker>();
   running.web = web;
   const forkWeb = () => {
@@ -61,11 +64,19 @@ async function startPrimary() {
   startBackgroundWorker(database.url);
 }
 
-function startBackgroundWorker(databaseUrl: string) {
+/**
+ * The background worker, started again whenever it exits unless the service is stopping: after WORKER_RESTART_MS,
+ * doubled (up to 30 s) while it keeps exiting within a minute of its start.
+ */
+function startBackgroundWorker(databaseUrl: string, delayMs = WORKER_RESTART_MS) {
   if (!config.startWorker || stopping) return;
+  const startedAt = Date.now();
   const worker = fork(WORKER_ENTRY, [], { env: { ...process.env, DATABASE_URL: databaseUrl } });
   worker.on('exit', (code, signal) => {
-    if (!stopping) log.error({ code, signal }, 'background worker exited');
+    if (stopping) return;
+    const next = Date.now() - startedAt > 60_000 ? WORKER_RESTART_MS : Math.min(delayMs * 2, 30_000);
+    log.error({ code, signal, restartInMs: delayMs }, 'background worker exited; starting another');
+    setTimeout(() => startBackgroundWorker(databaseUrl, next), delayMs).unref();
   });
   running.worker = worker;
 }

@@ -1,14 +1,19 @@
-// Start-up steps shared by the web process, the worker and the CLI: reach the database, migrate, seed access.
+// Start-up steps shared by the web process, the worker and the CLI: reach the database, migrate, seed access (through
+// the operator face, as the system actor: audited, with events, like every other change).
+import { systemActor } from './contract/actor.js';
+import { ADMIN_SCOPES } from './contract/scopes.js';
 import type { Config } from './config.js';
-import { countActiveApiKeys, ensureBootstrapApiKey } from './domains/access/index.js';
-import { ensureBootstrapOwner } from './domains/staff/index.js';
+import { apiKeyOperatorContract, countActiveApiKeys } from './domains/access/index.js';
+import { staffOperatorContract } from './domains/staff/index.js';
 import { ensureDefaultWorkspace } from './domains/workspaces/index.js';
 import { createCursorCodec, type CursorCodec } from './platform/cursor.js';
 import { createPool, type Pool } from './platform/database.js';
 import { startEmbeddedPostgres, type Supervision } from './platform/embedded-postgres.js';
 import type { Logger } from './platform/logger.js';
 import { migrate } from './platform/migrations.js';
+import { packageVersion } from './platform/paths.js';
 import { deriveKey, resolveSecretKey } from './platform/secret-key.js';
+import { createOperatorFace, type OperatorFace } from './transports/operator-face.js';
 
 export interface OpenDatabase {
   url: string;
@@ -53,14 +58,30 @@ export async function prepareDatabase(pool: Pool, config: Config, log: Logger): 
   if (applied.length) log.info({ versions: applied }, 'migrations applied');
   const workspace = await ensureDefaultWorkspace(pool);
   if (config.bootstrapApiKey) {
-    const outcome = await ensureBootstrapApiKey(pool, workspace.id, config.bootstrapApiKey);
+    const outcome = await seedBootstrapApiKey(pool, log, workspace.id, config.bootstrapApiKey);
     log.info({ outcome }, 'bootstrap API key checked');
   }
   if (config.bootstrapAdminEmail && config.bootstrapAdminPassword) {
-    const outcome = await ensureBootstrapOwner(pool, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
+    const outcome = await seedBootstrapOwner(pool, log, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
     log.info({ outcome, email: config.bootstrapAdminEmail }, 'bootstrap staff owner checked');
   }
   return { defaultWorkspaceId: workspace.id, hasApiKeys: (await countActiveApiKeys(pool)) > 0 };
+}
+
+function startUpFace(pool: Pool, log: Logger): OperatorFace {
+  return createOperatorFace({ db: pool, log, source: 'start-up', userAgent: `promotions-service/${packageVersion}` });
+}
+
+/** BOOTSTRAP_API_KEY: created with every scope in the workspace unless its prefix exists (entry and api_key.created). */
+export async function seedBootstrapApiKey(pool: Pool, log: Logger, workspaceId: string, key: string): Promise<'created' | 'present'> {
+  const actor = systemActor(workspaceId, 'BOOTSTRAP_API_KEY', ADMIN_SCOPES);
+  return (await startUpFace(pool, log).run(apiKeyOperatorContract.bootstrapApiKey, actor, { key })).outcome;
+}
+
+/** BOOTSTRAP_ADMIN_EMAIL / _PASSWORD: that owner in the workspace unless the email is staff anywhere already. */
+export async function seedBootstrapOwner(pool: Pool, log: Logger, workspaceId: string, email: string, password: string): Promise<'created' | 'present'> {
+  const actor = systemActor(workspaceId, 'BOOTSTRAP_ADMIN_EMAIL');
+  return (await startUpFace(pool, log).run(staffOperatorContract.bootstrapOwner, actor, { email, password })).outcome;
 }
 
 const MINIMUM_SERVER_VERSION = 150000;

@@ -1,11 +1,14 @@
-// Who acts: the actor every operation runs as, resolved from a request by pluggable authenticators.
-export const ACTOR_TYPES = ['api_key', 'staff_user', 'system'] as const;
+// Who acts: the actor every operation runs as, resolved from a request by pluggable authenticators (or, for the
+// operator face, named by start-up and the admin CLI themselves).
+import { ADMIN_SCOPES } from './scopes.js';
+
+export const ACTOR_TYPES = ['api_key', 'staff_user', 'system', 'cli'] as const;
 export type ActorType = (typeof ACTOR_TYPES)[number];
 
 export interface Actor {
   type: ActorType;
   id: string;
-  /** What a person reading the audit log recognises: a key's name and prefix, a staff user's email. */
+  /** What a person reading the audit log recognises: a key's name and prefix, a staff user's email, the CLI's user. */
   label: string;
   scopes: readonly string[];
   workspaceId: string;
@@ -38,7 +41,15 @@ export interface Authenticator {
   authenticate(credentials: Credentials): Promise<Actor | undefined>;
 }
 
-/** The actor of the service's own work (scheduled jobs, the CLI's maintenance), recorded as such. */
-export function systemActor(workspaceId: string, label = 'system'): Actor {
-  return { type: 'system', id: 'system', label, scopes: ['*'], workspaceId };
+/** The actor of the service's own work (scheduled jobs, start-up's BOOTSTRAP_* seeds), recorded as such. */
+export function systemActor(workspaceId: string, label = 'system', scopes: readonly string[] = ['*']): Actor {
+  return { type: 'system', id: 'system', label, scopes, workspaceId };
+}
+
+/**
+ * The operator at the admin CLI, named by its OS user (and host). It holds every scope, `workspaces:admin` included:
+ * whoever reaches the database already has that power, so the CLI proves nothing more (and needs no key to start).
+ */
+export function cliActor(workspaceId: string, operator: { user: string; host: string }): Actor {
+  return { type: 'cli', id: operator.user, label: `${operator.user}@${operator.host} (CLI)`, scopes: ADMIN_SCOPES, workspaceId };
 }

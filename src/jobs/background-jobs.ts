@@ -1,21 +1,23 @@
 // What the worker process runs on pg-boss: the webhook delivery pipeline, the loyalty and referral subscribers and the
-// points sweep, and the scheduled pruning of expired idempotency keys and audit entries. Also started in-process by
-// tests.
+// points sweep, and the scheduled pruning of expired idempotency keys, audit entries, and events with their webhook
+// deliveries. Also started in-process by tests.
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
 import {
   attemptExpirySeconds,
+  startEventRetention,
   startWebhookDelivery,
   webhookDeliveryQueue,
   type DeliveryLimits,
+  type EventRetention,
   type WebhookSettings,
 } from '../domains/webhooks/index.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
-import { loyaltyPointsQueue, startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
+import { startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
 import { startReferralJobs } from '../domains/referrals/index.js';
-import { AUDIT_RETENTION_DAYS_DEFAULT } from '../config.js';
+import { AUDIT_RETENTION_DAYS_DEFAULT, EVENT_RETENTION_DEFAULT_MS } from '../config.js';
 import { startJobQueue } from './job-queue.js';
 import { createJobScheduler } from './scheduled-jobs.js';
 
@@ -30,12 +32,14 @@ export async function startBackgroundJobs(options: {
   webhooks: WebhookSettings;
   limits?: Partial<DeliveryLimits>;
   auditRetentionDays?: number;
+  /** Default: EVENT_RETENTION's default, batches of EVENT_RETENTION_BATCH events. */
+  eventRetention?: Partial<EventRetention>;
   loyalty?: Partial<LoyaltyJobSettings>;
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
   const boss = await startJobQueue(pool, log, {
-    queues: [webhookDeliveryQueue(webhooks), loyaltyPointsQueue()],
+    queues: [webhookDeliveryQueue(webhooks)],
     // Often enough that an attempt orphaned by a killed worker runs again soon after its expiry.
     maintenanceIntervalSeconds: Math.min(60, Math.max(1, Math.ceil(expiry / 2))),
   });
@@ -46,6 +50,12 @@ export async function startBackgroundJobs(options: {
     log: log.child({ component: 'audit-retention' }),
     retentionDays: options.auditRetentionDays ?? AUDIT_RETENTION_DAYS_DEFAULT,
   });
+  await startEventRetention(scheduler, {
+    db: pool,
+    log: log.child({ component: 'event-retention' }),
+    retentionMs: options.eventRetention?.retentionMs ?? EVENT_RETENTION_DEFAULT_MS,
+    batchSize: options.eventRetention?.batchSize,
+  });
   const delivery = startWebhookDelivery({
     boss,
     pool,
@@ -54,7 +64,7 @@ export async function startBackgroundJobs(options: {
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
   });
-  const loyalty = await startLoyaltyJobs({ boss, pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
+  const loyalty = await startLoyaltyJobs({ pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
   const referrals = startReferralJobs({ pool, log: log.child({ component: 'referrals' }) });
   return {
     wake: () => {

@@ -32,6 +32,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
     log,
     webhooks,
     auditRetentionDays: config.auditRetentionDays,
+    eventRetention: { retentionMs: config.eventRetentionMs },
     loyalty: { intervalMs: config.loyaltyJobsIntervalMs },
   });
   await beat();

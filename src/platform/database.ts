@@ -35,8 +35,12 @@ export function createPool(
     idleTimeoutMillis: 30_000,
     application_name: 'promotions-service',
   });
-  // An idle client losing its server (database restart) must not crash the process: /ready reports it.
-  pool.on('error', (error) => options.log.warn({ err: error.message }, 'idle database connection lost'));
+  // A client losing its server (restart, pg_terminate_backend, a protocol error) must not crash the process: pg emits
+  // 'error' on the client, checked out or idle (then on the pool too); each client logs it once; /ready tells outages.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.log.warn({ err: error.message, code: sqlState(error) }, 'database connection lost'));
+  });
   return pool;
 }
 

@@ -89,6 +89,8 @@ async function choosePort(requested: number | undefined, previous: number | unde
 
 async function ensureDatabase(url: string, name: string): Promise<void> {
   const client = new pg.Client({ connectionString: url.replace(/\/[^/]*$/, '/postgres') });
+  // Its query fails on a lost connection; the event alone must not end the process.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

@@ -1,6 +1,6 @@
 // Every domain's bound handlers, checked against the registry: one handler per operation, no strays.
 import type { BoundHandler } from '../contract/handler.js';
-import { operations } from '../contract/registry.js';
+import { operations } from '../registry.js';
 import { apiKeyHandlers } from '../domains/access/index.js';
 import { auditHandlers } from '../domains/audit/index.js';
 import { campaignHandlers } from '../domains/campaigns/index.js';

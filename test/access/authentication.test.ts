@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/contract/operation.js';
 import { NO_SCOPE } from '../../src/contract/scopes.js';
-import { operations } from '../../src/contract/registry.js';
-import { revokeApiKeyById } from '../../src/domains/access/index.js';
+import { operations } from '../../src/registry.js';
+import { runKeysRevoke } from '../../src/cli/admin-commands.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
 import type { ApiClient } from '../support/api-client.js';
 
@@ -55,8 +57,8 @@ describe('authentication', () => {
     // While cached, a use does not read api_keys: change its scopes behind the cache's back and the cached ones still apply.
     await service.pool.query('UPDATE api_keys SET scopes = $2 WHERE id = $1', [created.body.id, ['vouchers:read']]);
     expect((await cached.get('/api/v1/campaigns')).status).toBe(200);
-    // Revoked as the CLI does it, on its own connection: NOTIFY api_keys_changed empties every process's cache.
-    await revokeApiKeyById(service.pool, created.body.id);
+    // Revoked by the CLI, on its own connections: NOTIFY api_keys_changed empties every process's cache.
+    await runKeysRevoke(loadConfig({ DATABASE_URL: service.db.url }), createLogger('silent'), { id: created.body.id });
     await expect.poll(async () => (await cached.get('/api/v1/campaigns')).status, { timeout: 2_000, interval: 20 }).toBe(401);
   });
 

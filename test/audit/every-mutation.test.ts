@@ -3,7 +3,7 @@
 // mutation cannot land unaudited. A mutation whose audit entry cannot be written leaves no change behind.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 

@@ -5,7 +5,8 @@
 // page has its own file, loyalty.e2e.test.ts). Every page is saved as a screenshot under test-results/dashboard/.
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBootstrapOwner } from '../../src/domains/staff/index.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { seedBootstrapOwner } from '../../src/runtime.js';
 import type { TestService } from '../support/service.js';
 import { staffUser, useStaffSettings } from '../staff/staff-support.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -34,7 +35,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const workspace = await service.newWorkspace();
   key = workspace.key;
-  await ensureBootstrapOwner(service.pool, workspace.workspaceId, OWNER.email, OWNER.password);
+  await seedBootstrapOwner(service.pool, createLogger('silent'), workspace.workspaceId, OWNER.email, OWNER.password);
   browser = await openDashboardBrowser();
   ({ context, page } = browser);
 }, 120_000);

@@ -3,8 +3,9 @@
 // the page (and refused when the balance does not cover them), the points-per-day chart and members per tier, and a
 // viewer who sees all of it but cannot adjust. Screenshots go to test-results/dashboard/ and the README's to docs/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/platform/logger.js';
+import { seedBootstrapOwner } from '../../src/runtime.js';
 import { sweepPoints } from '../../src/domains/loyalty/index.js';
-import { ensureBootstrapOwner } from '../../src/domains/staff/index.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { addPoints, makeDue } from '../loyalty/support.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   service = await startTestService();
   const workspace = await service.newWorkspace();
   ({ api, key } = workspace);
-  await ensureBootstrapOwner(service.pool, workspace.workspaceId, OWNER.email, OWNER.password);
+  await seedBootstrapOwner(service.pool, createLogger('silent'), workspace.workspaceId, OWNER.email, OWNER.password);
 
   // A program with two tiers; Ada earns 150 by a review (Gold) and pays 40 points at checkout; Bo has 30 points,
   // 20 more pending, and 15 that expired; Cy has joined and holds nothing.

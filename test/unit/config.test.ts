@@ -15,6 +15,7 @@ describe('configuration from the environment', () => {
       maxBodyBytes: 1_048_576,
       logLevel: 'info',
       auditRetentionDays: 365,
+      eventRetentionMs: 90 * 86_400_000,
     });
     expect(config.webhookRetryScheduleMs).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000, 86_400_000]);
     expect(config.partitions).toBeGreaterThanOrEqual(1);
@@ -32,8 +33,8 @@ describe('configuration from the environment', () => {
   });
 
   it('parses given values and treats empty strings as unset', () => {
-    const config = loadConfig({ PORT: '8080', PARTITIONS: '4', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1s,2s', LOG_LEVEL: '', AUDIT_RETENTION_DAYS: '30' });
-    expect(config).toMatchObject({ port: 8080, partitions: 4, webhookAllowPrivateTargets: true, logLevel: 'info', auditRetentionDays: 30 });
+    const config = loadConfig({ PORT: '8080', PARTITIONS: '4', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_SCHEDULE: '1s,2s', LOG_LEVEL: '', AUDIT_RETENTION_DAYS: '30', EVENT_RETENTION: '36h' });
+    expect(config).toMatchObject({ port: 8080, partitions: 4, webhookAllowPrivateTargets: true, logLevel: 'info', auditRetentionDays: 30, eventRetentionMs: 36 * 3_600_000 });
     expect(config.webhookRetryScheduleMs).toEqual([1000, 2000]);
   });
 
@@ -49,6 +50,9 @@ describe('configuration from the environment', () => {
     ['AUDIT_RETENTION_DAYS', '0'],
     ['AUDIT_RETENTION_DAYS', '1.5'],
     ['AUDIT_RETENTION_DAYS', 'forever'],
+    ['EVENT_RETENTION', '90'],
+    ['EVENT_RETENTION', '30s'],
+    ['EVENT_RETENTION', '1d,2d'],
   ])('refuses %s=%s with an error naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));

@@ -8,14 +8,14 @@ interface Filters {
   operation: string;
   resourceType: string;
   resourceId: string;
-  actorType: '' | 'api_key' | 'staff_user' | 'system';
+  actorType: '' | 'api_key' | 'staff_user' | 'system' | 'cli';
   actorId: string;
   from: string;
   to: string;
 }
 
 const NO_FILTERS: Filters = { operation: '', resourceType: '', resourceId: '', actorType: '', actorId: '', from: '', to: '' };
-const ACTOR_LABELS = { api_key: 'API key', staff_user: 'Staff user', system: 'System' } as const;
+const ACTOR_LABELS = { api_key: 'API key', staff_user: 'Staff user', system: 'System', cli: 'CLI' } as const;
 
 /** `datetime-local` values are local time; the API takes ISO instants. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
@@ -48,6 +48,7 @@ export function AuditLogPage({ can }: PageProps) {
             <option value="staff_user">Staff user</option>
             <option value="api_key">API key</option>
             <option value="system">System</option>
+            <option value="cli">CLI</option>
           </select>
         </div>
         {field('actorId', 'Actor id')}

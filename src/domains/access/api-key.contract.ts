@@ -1,8 +1,8 @@
-// API key operations.
+// API key operations, and the seed only the operator face runs.
 import { z } from 'zod';
 import { ListQuery, listEnvelope, Uuid } from '../../contract/common.schemas.js';
 import { defineOperation } from '../../contract/operation.js';
-import { ApiKey, CreateApiKeyBody, CreatedApiKey, UpdateApiKeyBody } from './api-key.schemas.js';
+import { ApiKey, BootstrapApiKeyBody, BootstrappedApiKey, CreateApiKeyBody, CreatedApiKey, UpdateApiKeyBody } from './api-key.schemas.js';
 
 const tags = ['API keys'];
 
@@ -53,5 +53,24 @@ export const apiKeyContract = {
     summary: 'Revoke an API key; it answers 401 from then on',
     tags,
     params: z.object({ id: Uuid }),
+  }),
+};
+
+/**
+ * Run only by the operator face (transports/operator-pipeline.ts: start-up and the admin CLI), in no registry, so no
+ * network face serves it; its method and path are nominal.
+ */
+export const apiKeyOperatorContract = {
+  bootstrapApiKey: defineOperation({
+    name: 'apiKeys.bootstrap',
+    method: 'post',
+    path: '/api-keys/bootstrap',
+    scope: 'workspaces:admin',
+    summary: "Seed a given key (BOOTSTRAP_API_KEY) with every scope in the actor's workspace, unless its prefix exists",
+    tags,
+    body: BootstrapApiKeyBody,
+    output: BootstrappedApiKey,
+    successStatus: 201,
+    existingStatus: 200,
   }),
 };

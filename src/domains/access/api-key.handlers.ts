@@ -1,11 +1,11 @@
 // API key handlers: each change is one unit of work with its audit entry and its api_key.* event; the plaintext key
-// goes to the caller only, never into the entry or the event.
-import { implement } from '../../contract/handler.js';
-import { problem } from '../../contract/problems.js';
+// goes to the caller only, never into the entry or the event. Also the operator face's seed of BOOTSTRAP_API_KEY.
+import { existing, implement } from '../../contract/handler.js';
+import { problem, ProblemError } from '../../contract/problems.js';
 import { hasScope, type Scope } from '../../contract/scopes.js';
-import { apiKeyContract } from './api-key.contract.js';
+import { apiKeyContract, apiKeyOperatorContract } from './api-key.contract.js';
 import { listApiKeys, revokeApiKey, updateApiKey } from './api-key.queries.js';
-import { createApiKey } from './api-key.service.js';
+import { createApiKey, findBootstrapApiKey, insertBootstrapApiKey } from './api-key.service.js';
 
 const RESOURCE = 'api_key';
 
@@ -51,5 +51,27 @@ export const apiKeyHandlers = implement(apiKeyContract, {
     });
     // After the commit, so this process never re-caches the key from a transaction still in flight.
     deps.forgetApiKeys();
+  },
+});
+
+export const apiKeyOperatorHandlers = implement(apiKeyOperatorContract, {
+  async bootstrapApiKey({ input, actor, deps, mutate }) {
+    const present = (apiKeyId: string) => existing({ outcome: 'present' as const, apiKeyId });
+    const found = await findBootstrapApiKey(deps.db, input.key);
+    if (found) return present(found);
+    try {
+      return await mutate(async ({ tx, record, emit }) => {
+        const apiKey = await insertBootstrapApiKey(tx, actor.workspaceId, input.key);
+        if (!apiKey) throw problem('conflict', 'a key with this prefix exists already');
+        record({ resourceType: RESOURCE, resourceId: apiKey.id, after: apiKey });
+        emit('api_key.created', { apiKeyId: apiKey.id, name: apiKey.name, prefix: apiKey.prefix, scopes: apiKey.scopes });
+        return { outcome: 'created' as const, apiKeyId: apiKey.id };
+      });
+    } catch (error) {
+      // Another process seeded it between the look-up and the insert (both starting at once).
+      const seeded = error instanceof ProblemError && error.code === 'conflict' ? await findBootstrapApiKey(deps.db, input.key) : undefined;
+      if (seeded) return present(seeded);
+      throw error;
+    }
   },
 });

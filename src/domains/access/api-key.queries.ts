@@ -163,12 +163,14 @@ export function listApiKeys(db: Sql, cursors: CursorCodec, workspaceId: string, 
   );
 }
 
-/** For operators (CLI): revoke by id in whatever workspace the key lives. */
-export async function revokeApiKeyById(db: Sql, id: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `WITH revoked AS (UPDATE api_keys SET revoked_at = now() WHERE id::text = $1 AND revoked_at IS NULL RETURNING id)
-     SELECT pg_notify('api_keys_changed', id::text) FROM revoked`,
-    [id],
-  );
-  return (rowCount ?? 0) > 0;
+/** For operators (CLI): the workspace of an active key, whichever it is; the id is compared as text (any input). */
+export async function findActiveApiKeyWorkspace(db: Sql, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ workspace_id: string }>('SELECT workspace_id FROM api_keys WHERE id::text = $1 AND revoked_at IS NULL', [id]);
+  return rows[0]?.workspace_id;
+}
+
+/** The key holding a prefix, active or revoked (a prefix is never reused). */
+export async function findApiKeyIdByPrefix(db: Sql, prefix: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM api_keys WHERE prefix = $1', [prefix]);
+  return rows[0]?.id;
 }

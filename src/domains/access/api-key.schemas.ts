@@ -37,6 +37,21 @@ export const CreateApiKeyBody = z.object({
   rateLimit: RateLimit.optional(),
 });
 
+/** The operator face's seed (start-up's BOOTSTRAP_API_KEY): a key given in full, never generated. */
+export const BootstrapApiKeyBody = z.object({
+  key: secret(
+    z
+      .string()
+      .regex(/^service_[A-Za-z0-9]{12}_[A-Za-z0-9]{40}$/, 'must look like service_<12 chars>_<40 chars>')
+      .meta({ description: 'The full key, `service_<prefix>_<secret>`.' }),
+  ),
+});
+
+export const BootstrappedApiKey = z.object({
+  outcome: z.enum(['created', 'present']).meta({ description: '`present`: a key with this prefix existed already; nothing changed.' }),
+  apiKeyId: Uuid,
+});
+
 export const UpdateApiKeyBody = z.object({
   name: ApiKeyName.optional(),
   rateLimit: RateLimit.nullable().optional().meta({ description: 'null: back to the workspace default.' }),

@@ -3,8 +3,8 @@ import type { Sql } from '../../platform/database.js';
 import { ADMIN_SCOPES } from '../../contract/scopes.js';
 import type { Actor } from '../../contract/actor.js';
 import { generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key-secret.js';
-import { findActiveApiKeyByPrefix, insertApiKey, touchApiKeyLastUsed } from './api-key.queries.js';
-import type { CreatedApiKey } from './api-key.schemas.js';
+import { findActiveApiKeyByPrefix, findApiKeyIdByPrefix, insertApiKey, touchApiKeyLastUsed } from './api-key.queries.js';
+import type { ApiKey, CreatedApiKey } from './api-key.schemas.js';
 import type { RateLimit, RateLimitSetting } from './rate-limit.schemas.js';
 
 export async function createApiKey(
@@ -41,16 +41,19 @@ export async function verifyApiKey(db: Sql, token: string, onTouchError: (e: unk
   };
 }
 
-/** BOOTSTRAP_API_KEY: created with every scope in the given workspace unless its prefix exists already. */
-export async function ensureBootstrapApiKey(db: Sql, workspaceId: string, key: string): Promise<'created' | 'present'> {
+function bootstrapKeyParts(key: string) {
   const parts = parseApiKey(key);
   if (!parts) throw new Error('BOOTSTRAP_API_KEY is not a service_<12>_<40> key');
-  const stored = await insertApiKey(db, {
-    workspaceId,
-    name: 'bootstrap',
-    prefix: parts.prefix,
-    secretHash: hashSecret(parts.secret),
-    scopes: ADMIN_SCOPES,
-  });
-  return stored ? 'created' : 'present';
+  return parts;
+}
+
+/** The id of the key (active or revoked) that holds this key's prefix: a seed that is present already. */
+export function findBootstrapApiKey(db: Sql, key: string): Promise<string | undefined> {
+  return findApiKeyIdByPrefix(db, bootstrapKeyParts(key).prefix);
+}
+
+/** BOOTSTRAP_API_KEY in the caller's transaction, with every scope (incl. workspaces:admin); undefined when its prefix exists. */
+export async function insertBootstrapApiKey(tx: Sql, workspaceId: string, key: string): Promise<ApiKey | undefined> {
+  const parts = bootstrapKeyParts(key);
+  return insertApiKey(tx, { workspaceId, name: 'bootstrap', prefix: parts.prefix, secretHash: hashSecret(parts.secret), scopes: ADMIN_SCOPES });
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ACTOR_TYPES } from '../../contract/actor.js';
 import { ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
 
-const ActorType = z.enum(ACTOR_TYPES).meta({ description: 'An API key, a staff user signed in to the dashboard, or the service itself.' });
+const ActorType = z.enum(ACTOR_TYPES).meta({ description: 'An API key, a staff user signed in to the dashboard, the service itself, or an operator at the admin CLI.' });
 const Name = z.string().min(1).max(200);
 
 export const AuditEntry = z
@@ -12,8 +12,8 @@ export const AuditEntry = z
     createdAt: Timestamp.meta({ description: 'When the change committed (its transaction wrote the entry).' }),
     actor: z.object({
       type: ActorType,
-      id: z.string().meta({ description: 'The API key id, the staff user id, or `system`.' }),
-      label: z.string().meta({ description: "What a reader recognises: a key's name and prefix, a staff user's email." }),
+      id: z.string().meta({ description: 'The API key id, the staff user id, `system`, or the CLI operator\'s OS user name.' }),
+      label: z.string().meta({ description: "What a reader recognises: a key's name and prefix, a staff user's email, `user@host (CLI)`." }),
     }),
     operation: z.string().meta({ description: "The registry's operation name, e.g. `campaigns.update`.", example: 'campaigns.update' }),
     resourceType: z.string().meta({ description: 'The kind of resource changed, e.g. `campaign`.', example: 'campaign' }),

@@ -1,7 +1,7 @@
 // Reads an import body as a stream (UTF-8, CSV with a header or NDJSON) and checks every row in TypeScript: its fields
 // and types, code format, amounts within 2^53-1, storable text. A good row becomes a line of COPY text for the staging
 // table; a bad one a rejection with its row number. A body that is not CSV or NDJSON at all is a 400.
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import type { z } from 'zod';
 import { MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH } from '../../contract/common.schemas.js';
 import { invalidField, ProblemError } from '../../contract/problems.js';
@@ -140,11 +140,17 @@ function checkRow<Row>(kind: RowKind<Row>, row: number, fields: unknown, default
   return { row, copy: line + '\n' };
 }
 
+/** Input quoted in a refusal, cut to `max` characters: an answer never echoes a whole body back. */
+function clip(value: string, max: number): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
 /** The CSV header's columns as field paths; unknown ones (or a missing required one) refuse the whole body. */
 function headerPaths(kind: RowKind<unknown>, header: string[]): string[] {
   const unknown = header.filter((column) => !(column in kind.cells) && !/^metadata\.[^.]+$/.test(column));
   if (unknown.length) {
-    throw invalidField('body', `unknown column(s) ${unknown.slice(0, 10).join(', ')}; columns: ${Object.keys(kind.cells).join(', ')}, metadata.<key>`);
+    const named = unknown.slice(0, 10).map((column) => clip(column, 40));
+    throw invalidField('body', `unknown column(s) ${named.join(', ')}; columns: ${Object.keys(kind.cells).join(', ')}, metadata.<key>`);
   }
   if (!header.includes(kind.required)) throw invalidField('body', `the header has no ${kind.required} column`);
   if (new Set(header).size !== header.length) throw invalidField('body', 'the header names a column twice');
@@ -167,11 +173,27 @@ async function* decodeUtf8(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<st
   }
 }
 
+/** Waits for room in the parser, or for its end: a parser destroyed (the reader refused the body) never drains. */
+function drainedOrClosed(parser: NodeJS.WritableStream & { destroyed: boolean; off(event: string, listener: () => void): unknown }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      parser.off('drain', done);
+      parser.off('close', done);
+      resolve();
+    };
+    parser.once('drain', done);
+    parser.once('close', done);
+  });
+}
+
 async function* csvRows(kind: RowKind<unknown>, source: AsyncIterable<string>, defaults: RowDefaults): AsyncGenerator<ReadRow> {
   const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
   const feeding = (async () => {
     try {
-      for await (const part of source) if (!parser.write(part)) await new Promise((resolve) => parser.once('drain', resolve));
+      for await (const part of source) {
+        if (!parser.write(part)) await drainedOrClosed(parser);
+        if (parser.destroyed) return;
+      }
       parser.end();
     } catch (error) {
       parser.destroy(error as Error);
@@ -201,8 +223,7 @@ async function* csvRows(kind: RowKind<unknown>, source: AsyncIterable<string>, d
     }
   } catch (error) {
     if (error instanceof ProblemError) throw error;
-    const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('CSV_')) throw invalidField('body', `not valid CSV: ${(error as Error).message}`);
+    if (error instanceof CsvError) throw invalidField('body', `not valid CSV: ${clip(error.message, 200)}`);
     throw error;
   } finally {
     parser.destroy();

@@ -57,6 +57,8 @@ const VOUCHER_MERGE_SESSIONS = 2;
 const MERGE_WORK_MEM = '128MB';
 /** COPY text is written in chunks of about this many characters. */
 const COPY_CHUNK = 256 * 1024;
+/** Why a COPY is abandoned, as sent to PostgreSQL: fixed and short, never the refused input. */
+const COPY_ABANDONED = 'import body refused';
 
 export interface ImportRequest {
   kind: ImportKind;
@@ -86,12 +88,16 @@ async function stageBody(client: pg.PoolClient, s: Staging, request: ImportReque
   const { format, chunks } = bodyOf(request);
   await createStaging(client, s, request.kind);
   const copy = copyIntoStaging(client, s, ROW_KINDS[request.kind].columns);
+  // A COPY whose session is lost fails (its connection gone): nothing more may be written to it.
+  let failed: Error | undefined;
+  copy.on('error', (error: Error) => (failed ??= error));
   const copied = finished(copy);
   copied.catch(() => undefined);
   const staged: Staged = { rowsRead: 0, rejected: 0, rejections: [] };
   let buffer = '';
   const flush = async () => {
-    if (!copy.write(buffer)) await new Promise((resolve) => copy.once('drain', resolve));
+    if (failed) throw failed;
+    if (!copy.write(buffer)) await Promise.race([new Promise((resolve) => copy.once('drain', resolve)), copied]);
     buffer = '';
   };
   try {
@@ -106,10 +112,13 @@ async function stageBody(client: pg.PoolClient, s: Staging, request: ImportReque
       }
     }
     if (buffer) await flush();
+    if (failed) throw failed;
     copy.end();
     await copied;
   } catch (error) {
-    copy.destroy(error as Error);
+    if (failed) throw failed;
+    // The CopyFail message says nothing of the input: PostgreSQL ends the session on one past 10,000 bytes.
+    copy.destroy(new Error(COPY_ABANDONED));
     await copied.catch(() => undefined);
     throw error;
   }

@@ -2,7 +2,7 @@
 // and rewards use to spend and give back points (the same SQL functions every points change goes through).
 export { loyaltyContract } from './loyalty.contract.js';
 export { loyaltyHandlers } from './loyalty.handlers.js';
-export { loyaltyPointsQueue, reactToNextEvent, startLoyaltyJobs, sweepPoints, type LoyaltyJobs, type LoyaltyJobSettings } from './loyalty.jobs.js';
+export { reactToNextEvent, startLoyaltyJobs, sweepPoints, type LoyaltyJobs, type LoyaltyJobSettings } from './loyalty.jobs.js';
 export { debitPoints, refundPoints, grantPoints } from './points-ledger.queries.js';
 export { Member as LoyaltyMember, LedgerEntry as LoyaltyLedgerEntry } from './member.schemas.js';
 // For the rewards catalog: members' cards locked in id order, joining, the idempotent unit of work of points writes.

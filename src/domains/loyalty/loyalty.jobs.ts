@@ -1,9 +1,7 @@
 // The worker's loyalty jobs. The inbox subscriber reacts to order.paid, order.canceled and customer.segment.entered:
 // each reaction runs in the transaction that deletes its inbox row (taken with SKIP LOCKED), so it commits exactly
-// once or not at all, whatever kills a worker. The points sweep (activation, expiry, expiring notices) is a pg-boss
-// job that schedules its successor first (startAfter the interval; the stately queue keeps one waiting), so it runs
-// every LOYALTY_JOBS_INTERVAL in one worker at a time and survives a worker killed mid-run (pg-boss expires and retries).
-import type PgBoss from 'pg-boss';
+// once or not at all, whatever kills a worker. The points sweep (activation, expiry, expiring notices) runs on a clock
+// of its own every LOYALTY_JOBS_INTERVAL, in one worker at a time (a session advisory lock), whatever a run met.
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { startInboxLoops } from '../../platform/inbox-loops.js';
 import type { Logger } from '../../platform/logger.js';
@@ -12,8 +10,6 @@ import { reactToEvent } from './earning.service.js';
 import { placeMember, runLoyaltyWork } from './member.service.js';
 import { activateBucket, expireBucket } from './points-ledger.queries.js';
 import { findBucketsToActivate, findBucketsToExpire, markExpiringBuckets, takeInboxEvent, type DueBucket } from './reaction.queries.js';
-
-export const LOYALTY_POINTS_QUEUE = 'loyalty-points';
 
 export interface LoyaltyJobSettings {
   /** How often pending points activate and due points expire (LOYALTY_JOBS_INTERVAL). */
@@ -28,9 +24,8 @@ export const DEFAULT_LOYALTY_JOB_SETTINGS: LoyaltyJobSettings = Object.freeze({ 
 
 const SWEEP_BATCH = 500;
 
-export function loyaltyPointsQueue(): PgBoss.Queue {
-  return { name: LOYALTY_POINTS_QUEUE, policy: 'stately', expireInSeconds: 300, retryLimit: 3, retryDelay: 1 };
-}
+/** Held by the worker sweeping (pg_try_advisory_lock): another worker's clock skips that tick. */
+const SWEEP_LOCK = 7251;
 
 export interface LoyaltyJobs {
   wake(): void;
@@ -108,22 +103,11 @@ export async function sweepPoints(pool: Pool): Promise<{ activated: number; expi
   return { activated, expired, notified };
 }
 
-export async function startLoyaltyJobs(options: { boss: PgBoss; pool: Pool; log: Logger; settings?: Partial<LoyaltyJobSettings> }): Promise<LoyaltyJobs> {
-  const { boss, pool, log } = options;
+export async function startLoyaltyJobs(options: { pool: Pool; log: Logger; settings?: Partial<LoyaltyJobSettings> }): Promise<LoyaltyJobs> {
+  const { pool, log } = options;
   const settings = { ...DEFAULT_LOYALTY_JOB_SETTINGS, ...options.settings };
-
-  async function sweep() {
-    return sweepPoints(pool);
-  }
-
-  await boss.work(LOYALTY_POINTS_QUEUE, { pollingIntervalSeconds: Math.min(2, Math.max(0.5, settings.intervalMs / 2000)) }, async () => {
-    // The successor first: a run killed midway leaves the next one scheduled.
-    await boss.send(LOYALTY_POINTS_QUEUE, {}, { startAfter: new Date(Date.now() + settings.intervalMs) });
-    const done = await sweep();
-    if (done.activated + done.expired + done.notified > 0) log.info(done, 'loyalty points swept');
-  });
-  await boss.send(LOYALTY_POINTS_QUEUE, {});
-
+  const sweep = () => sweepPoints(pool);
+  const clock = startSweepClock(pool, log, settings.intervalMs);
   // A failed reaction leaves its row in the inbox (its transaction rolled back): taken again after the pause.
   const inbox = startInboxLoops(() => reactToNextEvent(pool), { concurrency: settings.concurrency, pollMs: settings.pollMs, log, what: 'loyalty reaction' });
   log.info({ settings }, 'loyalty jobs started');
@@ -132,7 +116,58 @@ export async function startLoyaltyJobs(options: { boss: PgBoss; pool: Pool; log:
     sweep,
     async stop() {
       await inbox.stop();
-      await boss.offWork(LOYALTY_POINTS_QUEUE);
+      await clock.stop();
     },
   };
+}
+
+/**
+ * A sweep at once, then one every `intervalMs` counted from the previous start (right after it when a run took longer):
+ * a run that fails is logged and the next comes on time, so no error or slow run can stop the clock. A job queue's
+ * poll and retry delays stood between due points and their sweep before; a timer here does not.
+ */
+function startSweepClock(pool: Pool, log: Logger, intervalMs: number): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    const started = performance.now();
+    running = sweepOnce(pool)
+      .then((done) => {
+        if (done && done.activated + done.expired + done.notified > 0) log.info({ ...done, sweepMs: Math.round(performance.now() - started) }, 'loyalty points swept');
+      })
+      .catch((error: Error) => log.warn({ err: error.message }, 'loyalty points sweep failed; the next one runs on time'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, Math.max(0, intervalMs - (performance.now() - started)));
+      });
+  };
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** One sweep if no other worker is sweeping (undefined when one is). The lock is the session's: a killed worker frees it. */
+async function sweepOnce(pool: Pool): Promise<Awaited<ReturnType<typeof sweepPoints>> | undefined> {
+  const client = await pool.connect();
+  let healthy = true;
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [SWEEP_LOCK]);
+    if (!rows[0]?.locked) return undefined;
+    try {
+      return await sweepPoints(pool);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]).catch(() => (healthy = false));
+    }
+  } catch (error) {
+    healthy = false;
+    throw error;
+  } finally {
+    // A session whose unlock may not have happened is closed, never handed back still holding the lock.
+    client.release(healthy ? undefined : true);
+  }
 }

@@ -5,6 +5,8 @@ import { ListQuery, listEnvelope, Uuid } from '../../contract/common.schemas.js'
 import { defineOperation } from '../../contract/operation.js';
 import {
   AcceptInvitationBody,
+  BootstrapOwnerBody,
+  BootstrappedOwner,
   ChangePasswordBody,
   CreatedStaffInvitation,
   CreateInvitationBody,
@@ -118,5 +120,24 @@ export const staffContract = {
     description: 'The last owner cannot be removed (409).',
     tags: staffTags,
     params,
+  }),
+};
+
+/**
+ * Run only by the operator face (transports/operator-pipeline.ts: start-up), in no registry, so no network face serves
+ * it; its method and path are nominal.
+ */
+export const staffOperatorContract = {
+  bootstrapOwner: defineOperation({
+    name: 'staffUsers.bootstrap',
+    method: 'post',
+    path: '/staff-users/bootstrap',
+    scope: '*',
+    summary: "Seed an owner of the actor's workspace (BOOTSTRAP_ADMIN_EMAIL), unless the email is staff anywhere",
+    tags: staffTags,
+    body: BootstrapOwnerBody,
+    output: BootstrappedOwner,
+    successStatus: 201,
+    existingStatus: 200,
   }),
 };

@@ -1,21 +1,23 @@
-// Staff handlers. Signing in and accepting an invitation hand the new session's token back under SESSION_TOKEN, a
-// symbol no serializer writes: only the cookie face (http/dashboard.ts) reads it, into Set-Cookie.
+// Staff handlers (and the operator face's owner seed). Signing in and accepting an invitation hand the new session's
+// token back under SESSION_TOKEN, a symbol no serializer writes: only the cookie face (http/dashboard.ts) reads it.
 import type { Actor } from '../../contract/actor.js';
-import { implement } from '../../contract/handler.js';
-import { problem } from '../../contract/problems.js';
+import { existing, implement } from '../../contract/handler.js';
+import { problem, ProblemError } from '../../contract/problems.js';
 import { hashPassword, verifyPassword } from './staff-secret.js';
 import { mayGrantRole } from './staff-role.rules.js';
 import { staffSettings } from './staff-settings.js';
-import { staffContract } from './staff.contract.js';
+import { staffContract, staffOperatorContract } from './staff.contract.js';
 import {
   deleteSession,
   deleteSessionsOfUser,
   deleteStaffUser,
   findLiveSessionById,
   findStaffUser,
+  insertStaffUser,
   listStaffUsers,
   lockOwners,
   setStaffPassword,
+  staffEmailExists,
   updateStaffUser,
 } from './staff.queries.js';
 import type { StaffSession } from './staff.schemas.js';
@@ -114,3 +116,24 @@ export const staffHandlers = implement(staffContract, {
 function keepAnOwner(owners: readonly string[], leaving: string): void {
   if (owners.every((id) => id === leaving)) throw problem('conflict', 'the last owner of a workspace stays an owner; make another owner first');
 }
+
+export const staffOperatorHandlers = implement(staffOperatorContract, {
+  async bootstrapOwner({ input, actor, deps, mutate }) {
+    const present = existing({ outcome: 'present' as const });
+    if (await staffEmailExists(deps.db, input.email)) return present;
+    // Hashed before the transaction, so no row stays locked during scrypt.
+    const passwordHash = await hashPassword(input.password);
+    try {
+      return await mutate(async ({ tx, record }) => {
+        const user = await insertStaffUser(tx, { workspaceId: actor.workspaceId, email: input.email, role: 'owner', passwordHash });
+        if (!user) throw problem('conflict', `a staff user with the email ${input.email} exists already`);
+        record({ resourceType: 'staff_user', resourceId: user.id, after: user });
+        return { outcome: 'created' as const };
+      });
+    } catch (error) {
+      // Another process seeded the email between the look-up and the insert (both starting at once).
+      if (error instanceof ProblemError && error.code === 'conflict') return present;
+      throw error;
+    }
+  },
+});

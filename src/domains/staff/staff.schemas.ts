@@ -64,4 +64,11 @@ export type CreatedStaffInvitation = z.infer<typeof CreatedStaffInvitation>;
 
 export const AcceptInvitationBody = z.object({ token: secret(z.string().min(1).max(200)), password: Password, name: Name.optional() });
 
+/** The operator face's seed (start-up's BOOTSTRAP_ADMIN_EMAIL and _PASSWORD): an owner with a password. */
+export const BootstrapOwnerBody = z.object({ email: Email, password: Password });
+
+export const BootstrappedOwner = z.object({
+  outcome: z.enum(['created', 'present']).meta({ description: '`present`: a staff user with this email existed already; nothing changed.' }),
+});
+
 export const UpdateStaffUserBody = z.object({ role: StaffRole.optional(), name: Name.optional() });

@@ -1,5 +1,5 @@
-// Staff use cases shared by the API, the CLI and start-up: sign in (throttled, audited, the same 401 for an unknown
-// email and a wrong password), sessions from a cookie token, invitations and their acceptance, the bootstrap owner.
+// Staff use cases behind the handlers: sign in (throttled, audited, the same 401 for an unknown
+// email and a wrong password), sessions from a cookie token, invitations and their acceptance.
 import type { Actor, RequestMeta } from '../../contract/actor.js';
 import type { AuditTrail, RecordedChange } from '../../contract/handler.js';
 import { ProblemError, problem } from '../../contract/problems.js';
@@ -148,16 +148,4 @@ export async function acceptInvitation(
     await insertAuditEntries(tx, [{ trail: trailOf(operation, staffActor(user), request), change }]);
     return opened;
   });
-}
-
-/** BOOTSTRAP_ADMIN_EMAIL / _PASSWORD: that owner in the given workspace, unless the email exists already. */
-export async function ensureBootstrapOwner(db: Sql, workspaceId: string, email: string, password: string): Promise<'created' | 'present'> {
-  if (await staffEmailExists(db, email.toLowerCase())) return 'present';
-  const created = await insertStaffUser(db, { workspaceId, email: email.toLowerCase(), role: 'owner', passwordHash: await hashPassword(password) });
-  return created ? 'created' : 'present';
-}
-
-/** For operators (the CLI): an invitation made by the system. */
-export async function inviteStaffUser(db: Pool, request: Omit<InvitationRequest, 'invitedBy'>) {
-  return withTransaction(db, (tx) => createInvitation(tx, { ...request, email: request.email.toLowerCase(), invitedBy: 'cli' }));
 }

@@ -1,0 +1,170 @@
+// A running service with two web processes, fired at concurrently with the bodies that once ended a web process and a
+// seeded set over every operation: no 5xx, every process still the same one, every refusal a problem+json.
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Operation } from '../../src/contract/operation.js';
+import { operations } from '../../src/registry.js';
+import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
+import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+
+/** Fixed, so a failure replays; FUZZ_SEED tries another. Printed with every failure. */
+const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
+const CONCURRENCY = 8;
+const ZERO_ID = '00000000-0000-4000-8000-000000000000';
+
+let db: TestDatabase;
+let service: ServiceProcess;
+const admin = generateApiKey();
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const [port, workerPort] = [await freePort(), await freePort()];
+  service = spawnService(
+    baseEnv({ DATABASE_URL: db.url, PORT: String(port), WORKER_HEALTH_PORT: String(workerPort), BOOTSTRAP_API_KEY: admin.key, WEB_PROCESSES: '2', LOG_LEVEL: 'warn' }),
+    port,
+  );
+  await service.waitForReady(90_000);
+}, 120_000);
+afterAll(async () => {
+  await service?.stop('SIGKILL').catch(() => undefined);
+  await db?.drop();
+});
+
+/** The service's processes: the primary and every process below it (web processes, the background worker). */
+function processTree(root: number): number[] {
+  const below = (pid: number): number[] => {
+    let children: number[] = [];
+    try {
+      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    } catch {
+      // ps exits 1 when a process has no children.
+    }
+    return children.flatMap((child) => [child, ...below(child)]);
+  };
+  return [root, ...below(root)].sort((a, b) => a - b);
+}
+
+interface Shot {
+  label: string;
+  method: string;
+  path: string;
+  body?: Buffer | string | undefined;
+  contentType?: string;
+  key?: string;
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+async function fire(shot: Shot, key: string): Promise<Answer> {
+  const headers: Record<string, string> = { authorization: `Bearer ${shot.key ?? key}` };
+  if (shot.body !== undefined) headers['content-type'] = shot.contentType ?? 'application/json';
+  const res = await fetch(service.baseUrl + shot.path, { method: shot.method, headers, body: shot.body, signal: AbortSignal.timeout(30_000) });
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+/** Why an answer breaks the contract, or undefined: below 500, and a refusal is a problem+json with a code. */
+function fault(answer: Answer): string | undefined {
+  if (answer.status >= 500) return `status ${answer.status}`;
+  if (answer.status < 400) return undefined;
+  if (!answer.contentType.startsWith('application/problem+json')) return `a ${answer.status} as ${answer.contentType}`;
+  try {
+    const body = JSON.parse(answer.text) as { code?: unknown; status?: unknown };
+    return typeof body.code === 'string' && body.status === answer.status ? undefined : 'a problem without its code or status';
+  } catch {
+    return 'a problem that is not JSON';
+  }
+}
+
+/** Every shot, CONCURRENCY at a time; the faults found, each with what was sent. */
+async function fireAll(shots: Shot[], key: string): Promise<string[]> {
+  const faults: string[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < shots.length) {
+      const shot = shots[next++]!;
+      const found = await fire(shot, key).then(fault, (error: Error) => `no answer (${error.message}; ${String((error as { cause?: unknown }).cause)})`);
+      if (found) faults.push(`${shot.label} ${shot.method} ${shot.path}: ${found} [seed ${SEED}]`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return faults;
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** The bodies that ended a web process before: import rows a 10 KB string (one line, random, broken quotes), a BOM, bad PATCHes. */
+function knownKillers(apiKeyId: string): Shot[] {
+  const random = fc.sample(fc.string({ minLength: 10_000, maxLength: 10_000 }), { seed: SEED, numRuns: 4 });
+  const rowsTexts = ['x'.repeat(10_000), 'sourceId,"' + 'y'.repeat(10_000), 'code\n' + '"a"b'.repeat(2_500), ...random];
+  const shots: Shot[] = [];
+  for (const kind of ['customers', 'vouchers']) {
+    const path = `/api/v1/${kind}/import`;
+    for (const rows of rowsTexts) {
+      shots.push({ label: 'rows string', method: 'POST', path, body: JSON.stringify({ rows }) });
+      shots.push({ label: 'rows string after a BOM', method: 'POST', path, body: Buffer.concat([BOM, Buffer.from(JSON.stringify({ rows }))]) });
+      shots.push({ label: 'streamed CSV', method: 'POST', path, body: rows, contentType: 'text/csv' });
+      shots.push({ label: 'streamed NDJSON', method: 'POST', path, body: rows, contentType: 'application/x-ndjson' });
+    }
+    shots.push({ label: 'rows not a string', method: 'POST', path, body: JSON.stringify({ rows: ['a', 1] }) });
+  }
+  for (const body of ['{"name":', '[]', '{"scopes":"*"}', '{"name":"' + 'n'.repeat(10_000) + '"}', '{"rateLimit":{"perMinute":-1}}', 'null']) {
+    shots.push({ label: 'malformed api key update', method: 'PATCH', path: `/api/v1/api-keys/${apiKeyId}`, body });
+    shots.push({ label: 'malformed api key update after a BOM', method: 'PATCH', path: `/api/v1/api-keys/${apiKeyId}`, body: Buffer.concat([BOM, Buffer.from(body)]) });
+  }
+  return shots;
+}
+
+function restPath(op: Operation): string {
+  return '/api/v1' + op.path.replace(/\{id\}/g, ZERO_ID).replace(/\{[A-Za-z]+\}/g, 'FUZZ-CODE');
+}
+
+/** Per operation: bodies that satisfy its schema (as served) and the same mangled (cut short, after a BOM, as text). */
+function generatedShots(): Shot[] {
+  const shots: Shot[] = [];
+  const mangles = fc.constantFrom('plain', 'bom', 'cut', 'string');
+  for (const [index, op] of (operations as readonly Operation[]).entries()) {
+    const method = op.method.toUpperCase();
+    if (!op.body) {
+      shots.push({ label: op.name, method, path: restPath(op) });
+      continue;
+    }
+    const schema = z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) as never;
+    const samples = fc.sample(fc.tuple(arbitraryFromSchema(schema), mangles), { seed: SEED + index, numRuns: 4 });
+    for (const [body, mangle] of samples) {
+      const text = JSON.stringify(body) ?? 'null';
+      const sent =
+        mangle === 'bom' ? Buffer.concat([BOM, Buffer.from(text)]) : mangle === 'cut' ? text.slice(0, Math.max(1, text.length >> 1)) : mangle === 'string' ? JSON.stringify(text) : text;
+      shots.push({ label: `${op.name} (${mangle})`, method, path: restPath(op), body: sent });
+      shots.push({ label: `${op.name} via RPC (${mangle})`, method: 'POST', path: `/api/rpc/${op.name}`, body: sent });
+    }
+  }
+  return shots;
+}
+
+describe('no input stops a process', () => {
+  it('answers the bodies that once ended a web process, and a seeded set over every operation, without a 5xx or a lost process', async () => {
+    const before = processTree(service.child.pid!);
+    expect(before.length, 'the primary, two web processes and the background worker').toBeGreaterThanOrEqual(4);
+    const headers = { authorization: `Bearer ${admin.key}`, 'content-type': 'application/json' };
+    const created = await fetch(`${service.baseUrl}/api/v1/api-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'fuzzed', scopes: ['vouchers:read'] }) });
+    expect(created.status).toBe(201);
+    const { id: apiKeyId } = (await created.json()) as { id: string };
+    // The generated set runs in a workspace of its own: a random workspaces.update may set a tiny rate limit.
+    const workspace = await fetch(`${service.baseUrl}/api/v1/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'fuzz' }) });
+    const { apiKey: fuzzKey } = (await workspace.json()) as { apiKey: string };
+
+    const [killerFaults, generatedFaults] = await Promise.all([fireAll(knownKillers(apiKeyId), admin.key), fireAll(generatedShots(), fuzzKey)]);
+    expect([...killerFaults, ...generatedFaults].slice(0, 20)).toEqual([]);
+
+    expect(processTree(service.child.pid!), 'the same processes, none replaced').toEqual(before);
+    expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
+    expect(service.output()).not.toMatch(/Unhandled 'error' event|a web process exited/);
+  }, 240_000);
+});
