@@ -176,6 +176,7 @@ describe('the audit log of every mutation', () => {
     await write('rewardTypes.delete', { id: unusedType.id });
     const referralProgram = await write('campaigns.create', {
       name: 'audited referrals', type: 'REFERRAL_PROGRAM', voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } },
+      referral: { referrerRewards: [{ rewardId: material.id }] },
     });
     await write('referrals.createCode', { id: referralProgram.id, customer: { id: customer.id } });
     // Asking again finds the code: nothing changes, no entry.

@@ -158,7 +158,10 @@ export const CreateVoucherBody = z
     campaignId: Uuid,
     type: VoucherType.meta({ description: 'Required without campaignId; else the template’s, else derived from the campaign type.' }),
     gift: GiftCredits,
-    currency: Currency,
+    currency: Currency.meta({
+      description:
+        "Needed when the amounts are money (AMOUNT, FIXED, amountLimit, maxDiscount), unless the campaign names one; else the workspace's defaultCurrency is taken (400 currency_required without it).",
+    }),
   })
   .partial()
   .refine(datesInOrder, DATES_OUT_OF_ORDER)
