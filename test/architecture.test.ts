@@ -27,17 +27,22 @@ describe('dependency direction', () => {
     expect(imports.filter((i) => within(i.from, 'platform') && !within(i.to, 'platform'))).toEqual([]);
   });
 
+  it('keeps the checkout core (checkout/) pure: it imports contract/ and itself, nothing with I/O', () => {
+    expect(imports.filter((i) => within(i.from, 'checkout') && !within(i.to, 'checkout') && !within(i.to, 'contract'))).toEqual([]);
+  });
+
   it('keeps contract/ below every domain: it imports none', () => {
     expect(imports.filter((i) => within(i.from, 'contract') && domainOf(i.to))).toEqual([]);
   });
 
-  it('keeps the engine to platform/, contract/, domains\' rules and schemas, and the outbox types', () => {
+  it('keeps the engine to platform/, contract/, the checkout core, domains\' rules and schemas, and the outbox types', () => {
     const bad = imports.filter(
       (i) =>
         within(i.from, 'engine') &&
         !within(i.to, 'engine') &&
         !within(i.to, 'platform') &&
         !within(i.to, 'contract') &&
+        !within(i.to, 'checkout') &&
         !/^domains\/[^/]+\/[^/]+\.(rules|schemas)\.ts$/.test(i.to) &&
         i.to !== 'domains/events/index.ts' &&
         i.to !== 'domains/audit/index.ts',

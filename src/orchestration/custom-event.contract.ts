@@ -1,7 +1,7 @@
 // The custom events operation: one customer's event, earning by loyalty's CUSTOM_EVENT rules and converting a
 // referral, so it sits above both domains.
 import { defineOperation } from '../contract/operation.js';
-import { CustomEventBody, CustomEventOutcome } from '../domains/loyalty/index.js';
+import { CustomEventBody, CustomEventOutcome } from '../domains/loyalty/earning-rule.schemas.js';
 
 export const customEventContract = {
   recordCustomEvent: defineOperation({

@@ -4,7 +4,7 @@ import { implement } from '../../contract/handler.js';
 import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
 import { unknownValidationRules } from '../rules/index.js';
-import { templateCurrencyProblem } from '../vouchers/voucher-template.rules.js';
+import { templateCurrencyProblem } from '../../checkout/voucher-template.rules.js';
 import { findDefaultCurrency, findWorkspace } from '../workspaces/index.js';
 import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.rules.js';
 import { campaignContract } from './campaign.contract.js';

@@ -1,9 +1,9 @@
 // Campaign resources: a campaign groups vouchers and holds the template its vouchers inherit from.
 import { z } from 'zod';
 import { Currency, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { Schedule } from '../rules/schedule.schemas.js';
-import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
-import { Budget, BudgetUsage } from './campaign-budget.schemas.js';
+import { Schedule } from '../../contract/schedule.schemas.js';
+import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../../contract/voucher-template.schemas.js';
+import { Budget, BudgetUsage } from '../../contract/budget.schemas.js';
 import { LoyaltySettings } from './loyalty-settings.schemas.js';
 import { ReferralSettings, ReferralSettingsBody } from './referral-settings.schemas.js';
 

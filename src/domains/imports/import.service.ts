@@ -17,7 +17,7 @@ import { recordEvent, recordEvents } from '../events/index.js';
 import { refreshCustomersSegments } from '../segments/index.js';
 import { applyVoucherTemplate } from '../vouchers/index.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
-import type { VoucherFields } from '../vouchers/voucher-template.rules.js';
+import type { VoucherFields } from '../../checkout/voucher-template.rules.js';
 import { readRows, ROW_KINDS } from './import-rows.js';
 import {
   addImportRejections,

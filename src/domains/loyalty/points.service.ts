@@ -8,7 +8,7 @@ import type { Operation } from '../../contract/operation.js';
 import { invalidField, problem } from '../../contract/problems.js';
 import { withTransaction, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import type { ExplanationCode } from '../redemptions/redemption.schemas.js';
+import type { ExplanationCode } from '../../contract/checkout.schemas.js';
 import { expiryOf } from './earning.rules.js';
 import { findMember } from './member.queries.js';
 import type { PointsBody, PointsOutcome, TransferBody, TransferOutcome } from './member.schemas.js';

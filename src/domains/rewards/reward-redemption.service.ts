@@ -9,7 +9,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import type { Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { debitPoints, findMember, findMemberId, grantPoints, joinProgram, lockCards, placeMember, refundPoints, refuseWrite } from '../loyalty/index.js';
-import { messageOf } from '../redemptions/redemption.rules.js';
+import { messageOf } from '../../checkout/redemption.rules.js';
 import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
 import {

@@ -7,7 +7,7 @@ import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, timeOrderedIds, type CodeSpec } from './voucher-code-generator.js';
-import { applyVoucherTemplate, moneyFieldsOf, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
+import { applyVoucherTemplate, moneyFieldsOf, type TemplateResult, type VoucherFields } from '../../checkout/voucher-template.rules.js';
 import {
   deleteVoucherByCode,
   insertGeneratedVouchers,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { Currency, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { RateLimit } from '../access/rate-limit.schemas.js';
-import { TimeZone } from '../rules/schedule.schemas.js';
+import { TimeZone } from '../../contract/schedule.schemas.js';
 
 /** The zone's canonical spelling as Intl resolves it (`europe/berlin` → `Europe/Berlin`, `utc` → `UTC`). */
 export function canonicalTimeZone(value: string): string {

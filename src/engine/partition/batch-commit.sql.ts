@@ -3,7 +3,7 @@
 // undoes the whole statement and names the stale part, never leaving half a batch.
 import { preparedQuery, type Sql } from '../../platform/database.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { MAX_AMOUNT } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import type { StoredKey, UsageKey } from './hot-path.sql.js';
 
 export interface VoucherDelta {

@@ -1,8 +1,8 @@
 // Applies a campaign's voucher template to a new voucher: fields the request leaves out come from the template. Pure.
-import type { ProblemFieldError } from '../../contract/problems.js';
-import type { Schedule } from '../rules/schedule.schemas.js';
-import type { Discount } from './discount.schemas.js';
-import type { CreateVoucherBody, VoucherTemplate, VoucherType } from './voucher.schemas.js';
+import type { ProblemFieldError } from '../contract/problems.js';
+import type { Schedule } from '../contract/schedule.schemas.js';
+import type { Discount } from '../contract/discount.schemas.js';
+import type { CreateVoucherBody, VoucherTemplate, VoucherType } from '../contract/voucher-template.schemas.js';
 
 /** The parts of a campaign that shape its vouchers. */
 export interface TemplateSource {

@@ -1,15 +1,15 @@
 // The decision path of the hot operations, as pure functions: may this voucher be used (the contract's explanation
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
-import type { CustomerUse } from '../../contract/engine-port.js';
-import { explanationMessage } from '../../contract/outcomes.js';
-import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from '../rules/condition.rules.js';
-import { conditionLeaves, type ConditionTree } from '../rules/condition.schemas.js';
-import { withinSchedule } from '../rules/schedule.rules.js';
+import type { CustomerUse } from '../contract/engine-port.js';
+import { explanationMessage } from '../contract/outcomes.js';
+import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from './condition.rules.js';
+import { conditionLeaves, type ConditionTree } from '../contract/condition.schemas.js';
+import { withinSchedule } from './schedule.rules.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
-import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from './redemption.schemas.js';
+import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from '../contract/checkout.schemas.js';
 
-export type { CampaignSnapshot, VoucherSnapshot } from './voucher-snapshot.schemas.js';
-import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
+export type { CampaignSnapshot, VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
+import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
 
 /** The caller's side of a decision: who asks, and what is held or used already. */
 export interface UseContext {

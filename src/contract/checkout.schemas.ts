@@ -1,11 +1,10 @@
 // Hot-path shapes: orders, outcomes (typed business decisions, never HTTP errors), explanation codes, redemptions.
 import { z } from 'zod';
-import { boundLineTotals, Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { ExplanationCode } from '../../contract/outcomes.js';
-import { VoucherCode } from '../vouchers/voucher.schemas.js';
+import { boundLineTotals, Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid, VoucherCode } from './common.schemas.js';
+import { ExplanationCode } from './outcomes.js';
 
 // The codes live in contract/outcomes.ts (one closed list with their messages); re-exported for this domain's users.
-export { EXPLANATION_CODES, ExplanationCode } from '../../contract/outcomes.js';
+export { EXPLANATION_CODES, ExplanationCode } from './outcomes.js';
 
 export const Explanation = z
   .looseObject({ code: ExplanationCode, message: z.string().optional() })
