@@ -11,6 +11,7 @@ import type {
 } from './checkout.schemas.js';
 import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
 import type { AuditTrail } from './handler.js';
+import type { IdempotencyClaim } from './idempotency.js';
 
 /** The customer of a request, resolved before the engine sees it (created when new). */
 export interface CustomerUse {
@@ -18,12 +19,6 @@ export interface CustomerUse {
   given: boolean;
   /** What validation rules read of the customer: its segments and metadata (absent for a new customer). */
   facts?: { segments: string[]; metadata: Record<string, unknown>; sourceId?: string | null; email?: string | null; name?: string | null } | undefined;
-}
-
-export interface IdempotencyClaim {
-  key: string;
-  /** sha-256 of the operation, its path and its canonical body. */
-  hash: string;
 }
 
 interface VoucherRequest {

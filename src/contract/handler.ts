@@ -4,8 +4,10 @@ import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool, Sql } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import type { Actor, RequestMeta } from './actor.js';
+import type { ExplanationCode } from './checkout.schemas.js';
 import type { CustomerReference } from './common.schemas.js';
 import type { CustomerUse, RedemptionEngine } from './engine-port.js';
+import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
 
 export type { Actor, RequestMeta } from './actor.js';
@@ -76,12 +78,37 @@ export interface HandlerContext<Op extends Operation> {
   log: Logger;
   request: RequestMeta;
   /**
+   * The request's claim on its idempotency key, for an operation the contract marks idempotent (else undefined).
+   * The pipeline claims it in mutate()'s transaction; a write the engine commits hands it to the engine instead.
+   */
+  idempotency: IdempotencyClaim | undefined;
+  /**
    * Opens the one transaction of a mutation; its audit entry and events commit with it, or nothing does.
    * A `write` operation that commits without recording a change is a bug: the pipeline refuses it.
    */
   mutate<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
   /** For a write committed by the engine: hand this to it; its batch writes the entry. */
   auditTrail(): AuditTrail;
+}
+
+/** A business refusal of a write, answered as an outcome: nothing commits, no audit entry is written. */
+export interface RefusedOutcome {
+  ok: false;
+  code: ExplanationCode;
+  message: string;
+  explanations?: Array<Record<string, unknown>>;
+}
+
+/**
+ * Thrown by a write's unit of work (through refuse()): its transaction rolls back and the pipeline answers the
+ * outcome; under an idempotency key the outcome is stored on its own, so that a replay answers it again.
+ */
+export class Refused {
+  constructor(readonly outcome: RefusedOutcome) {}
+}
+
+export function refuse(code: ExplanationCode, message: string, details?: Record<string, unknown>): never {
+  throw new Refused({ ok: false, code, message, ...(details ? { explanations: [{ code, message, ...details }] } : {}) });
 }
 
 /** What a create found instead of creating it: answered with the operation's `existingStatus`, nothing changed. */

@@ -4,8 +4,10 @@ import type { ProblemCode, ProblemFieldError } from '../contract/problems.js';
 import type { Order } from '../contract/checkout.schemas.js';
 import type { UseContext, VoucherSnapshot } from '../checkout/redemption.rules.js';
 
-export type { CustomerUse, IdempotencyClaim, SessionOpening } from '../contract/engine-port.js';
-import type { CustomerUse, IdempotencyClaim, SessionOpening } from '../contract/engine-port.js';
+export type { CustomerUse, SessionOpening } from '../contract/engine-port.js';
+export type { IdempotencyClaim } from '../contract/idempotency.js';
+import type { CustomerUse, SessionOpening } from '../contract/engine-port.js';
+import type { IdempotencyClaim } from '../contract/idempotency.js';
 
 /** CODE (default): a voucher code; TIER: a promotion tier, addressed by its internal code `tier:<id>`. */
 export type VoucherKind = 'CODE' | 'TIER';

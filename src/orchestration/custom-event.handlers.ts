@@ -1,9 +1,8 @@
-// Records a custom event in one unit of work with its idempotency key: the event row, what loyalty's CUSTOM_EVENT rules
-// earn, and the conversion of a referral code it names.
+// Records a custom event in one unit of work (the pipeline claims its idempotency key in it): the event row, what
+// loyalty's CUSTOM_EVENT rules earn, and the conversion of a referral code it names.
 import { implement, type UnitOfWork } from '../contract/handler.js';
 import { requireCustomer } from '../domains/customers/index.js';
-import { earnForCustomEvent, idempotentWrite, insertCustomEvent, type CustomEventBody, type CustomEventOutcome } from '../domains/loyalty/index.js';
-import { idempotencyClaim } from '../domains/redemptions/index.js';
+import { earnForCustomEvent, insertCustomEvent, type CustomEventBody, type CustomEventOutcome } from '../domains/loyalty/index.js';
 import { convertByEvent } from '../domains/referrals/index.js';
 import { customEventContract } from './custom-event.contract.js';
 
@@ -17,9 +16,8 @@ async function recordCustomEvent(unit: UnitOfWork, workspaceId: string, body: Cu
 }
 
 export const customEventHandlers = implement(customEventContract, {
-  async recordCustomEvent(ctx) {
-    const claim = idempotencyClaim('loyalty.recordCustomEvent', '/custom-events', ctx.input);
-    const { idempotencyKey: _key, ...body } = ctx.input;
-    return idempotentWrite(ctx, claim, (unit) => recordCustomEvent(unit, ctx.actor.workspaceId, body)) as never;
+  async recordCustomEvent({ input, actor, mutate }) {
+    const { idempotencyKey: _key, ...body } = input;
+    return mutate((unit) => recordCustomEvent(unit, actor.workspaceId, body));
   },
 });

@@ -1,14 +1,17 @@
 // The one operation pipeline, shared by every face (REST, the hot-path dispatcher, RPC single and batch, MCP):
-// resolve the actor (pluggable authenticators) → check the scope → parse the input → run the handler with its unit
-// of work → the success status; anything thrown becomes a problem through error-mapping's problemOf(). Each HTTP
-// request is admitted once (admit(): the actor and its rate limit) before any of its operations run.
+// resolve the actor (pluggable authenticators) → check the scope → parse the input → the idempotency claim → run the
+// handler with its unit of work → the success status; anything thrown becomes a problem through error-mapping's
+// problemOf(). Each HTTP request is admitted once (admit(): the actor and its rate limit) before any of its operations run.
 import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
-import { Existing, type AuditTrail, type BoundHandler, type HandlerContext, type ServiceDeps } from '../contract/handler.js';
+import { Existing, Refused, type AuditTrail, type BoundHandler, type HandlerContext, type RefusedOutcome, type ServiceDeps, type UnitOfWork } from '../contract/handler.js';
+import { claimOf, replayOf, type IdempotencyClaim } from '../contract/idempotency.js';
 import type { Operation } from '../contract/operation.js';
 import { ProblemError, type ProblemFieldError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
 import { secretFieldNamesFor } from '../contract/secrets.js';
 import { createMutations } from '../domains/audit/index.js';
+import { withTransaction } from '../platform/database.js';
+import { claimKey, storeReply } from '../platform/idempotency-keys.sql.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimitDecision } from '../platform/rate-limit.js';
 import { parseOperationInput, type RawRequestParts } from './operation-input.js';
@@ -66,6 +69,13 @@ function refuseUnitOfWork(operation: Operation): () => never {
     throw new Error(`${operation.name} is declared ${operation.effect}: it has no unit of work`);
   };
 }
+
+/** Thrown out of a unit of work whose key holds a reply already: nothing commits, the reply is answered. */
+class Replayed {
+  constructor(readonly reply: Record<string, unknown>) {}
+}
+
+const NO_REPLY = Symbol('no reply stored');
 
 /** The Idempotency-Key header, the alternative to an operation's `idempotencyKey` body field. */
 export function idempotencyHeader(req: { headers: Record<string, string | string[] | undefined> }): string | undefined {
@@ -155,8 +165,17 @@ export class OperationPipeline {
     this.authorize(operation, actor);
     const input =
       raw.kind === 'parts' ? parseOperationInput(operation, raw.parts) : parseMergedInput(operation, raw.value, raw.idempotencyKey);
-    const ctx = this.#context(operation, actor, input, request, log);
-    const output = await bound.handle(ctx.handler);
+    const claim = claimOf(operation, input);
+    const ctx = this.#context(operation, actor, input, claim, request, log);
+    let output: unknown;
+    try {
+      output = await bound.handle(ctx.handler);
+    } catch (error) {
+      // Neither a replay nor a refusal committed a change: no audit entry is owed.
+      if (error instanceof Replayed) return { status: operation.successStatus, body: error.reply };
+      if (!(error instanceof Refused) || operation.effect !== 'write') throw error;
+      return { status: operation.successStatus, body: await this.#refused(actor.workspaceId, claim, error.outcome) };
+    }
     if (output instanceof Existing) {
       if (operation.existingStatus === undefined) throw new Error(`${operation.name} answered an existing resource but declares no existingStatus`);
       return { status: operation.existingStatus, body: output.value };
@@ -164,16 +183,33 @@ export class OperationPipeline {
     if (operation.effect === 'write' && !ctx.audited()) {
       throw new Error(`${operation.name} is a write but committed without an audit entry`);
     }
+    if (ctx.reply() !== NO_REPLY && ctx.reply() !== output) {
+      throw new Error(`${operation.name} answered other than its unit of work's result, which its replays answer`);
+    }
     return { status: operation.successStatus, body: operation.successStatus === 204 ? undefined : output };
   }
 
-  #context(operation: Operation, actor: Actor, input: Record<string, unknown>, request: RequestMeta, log: Logger) {
-    const base = { input: input as never, actor, deps: this.deps, request, log: operation.hot ? log : log.child({ operation: operation.name }) };
+  /**
+   * A refused write answers its outcome; under a key, the outcome is stored on its own transaction's claim, unless a
+   * concurrent request took the key first: then that one's reply (or 409) is the answer.
+   */
+  async #refused(workspaceId: string, claim: IdempotencyClaim | undefined, outcome: RefusedOutcome): Promise<unknown> {
+    if (!claim) return outcome;
+    const earlier = await withTransaction(this.deps.db, async (tx) => {
+      const stored = await claimKey(tx, workspaceId, claim);
+      if (stored === undefined) await storeReply(tx, workspaceId, claim.key, outcome);
+      return stored;
+    });
+    return earlier === undefined ? outcome : replayOf(earlier, claim.hash);
+  }
+
+  #context(operation: Operation, actor: Actor, input: Record<string, unknown>, idempotency: IdempotencyClaim | undefined, request: RequestMeta, log: Logger) {
+    const base = { input: input as never, actor, idempotency, deps: this.deps, request, log: operation.hot ? log : log.child({ operation: operation.name }) };
     if (operation.effect !== 'write') {
       // Every validate and qualification passes here: the operation's refusal is made once, not per request.
       const refuse = this.#refusals.get(operation.name) ?? refuseUnitOfWork(operation);
       const handler: HandlerContext<Operation> = Object.assign(base, { mutate: refuse, auditTrail: refuse });
-      return { handler, audited: ALWAYS };
+      return { handler, audited: ALWAYS, reply: () => NO_REPLY };
     }
     const trail: AuditTrail = {
       workspaceId: actor.workspaceId,
@@ -184,12 +220,26 @@ export class OperationPipeline {
       userAgent: request.userAgent,
     };
     const mutations = createMutations(this.deps.db, trail, this.#secretFieldsOf.get(operation.name) ?? this.#secretFields);
+    let stored: unknown = NO_REPLY;
+    // Under a key, the key is claimed first in the unit of work (a concurrent claim waits for it, then replays) and
+    // the reply is stored with the change; a write the engine commits carries `idempotency` to the engine instead.
+    const claimedBy =
+      (claim: IdempotencyClaim) =>
+      <T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T> =>
+        mutations.mutate(async (unit) => {
+          const earlier = await claimKey(unit.tx, actor.workspaceId, claim);
+          if (earlier !== undefined) throw new Replayed(replayOf(earlier, claim.hash));
+          const reply = await work(unit);
+          await storeReply(unit.tx, actor.workspaceId, claim.key, reply);
+          stored = reply;
+          return reply;
+        });
     const handler: HandlerContext<Operation> = {
       ...base,
-      mutate: (work) => mutations.mutate(work),
+      mutate: idempotency ? claimedBy(idempotency) : (work) => mutations.mutate(work),
       auditTrail: () => mutations.auditTrail(),
     };
-    return { handler, audited: () => mutations.audited };
+    return { handler, audited: () => mutations.audited, reply: () => stored };
   }
 }
 

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCustomerUses, loadIdempotencyKeys, loadRedemptions } from '../../src/engine/partition/hot-path.sql.js';
+import { loadCustomerUses, loadRedemptions } from '../../src/engine/partition/hot-path.sql.js';
+import { findStoredReplies } from '../../src/platform/idempotency-keys.sql.js';
 import { debitPoints } from '../../src/engine/partition/points-moves.sql.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -41,12 +42,12 @@ describe('the engine\'s lookups and idempotency keys', () => {
       const cases = [
         {
           table: 'idempotency_keys',
-          look: (n: number, i: number) => loadIdempotencyKeys(client, Array.from({ length: n }, (_, j) => ({ workspaceId: ws, key: `k-${i}-${j}` }))),
+          look: (n: number, i: number) => findStoredReplies(client, Array.from({ length: n }, (_, j) => ({ workspaceId: ws, key: `k-${i}-${j}` }))),
           grow: `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response) SELECT $1, 'grown-' || i, 'h', '{}' FROM generate_series(1, 5000) AS i`,
           params: [ws],
           ask: async () => {
             const keys = (await client.query<{ key: string }>(`SELECT key FROM idempotency_keys WHERE workspace_id = $1 LIMIT 10`, [ws])).rows;
-            return { lookup: () => loadIdempotencyKeys(client, keys.map((r) => ({ workspaceId: ws, key: r.key }))) };
+            return { lookup: () => findStoredReplies(client, keys.map((r) => ({ workspaceId: ws, key: r.key }))) };
           },
         },
         {

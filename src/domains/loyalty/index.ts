@@ -5,11 +5,10 @@ export { loyaltyHandlers } from './loyalty.handlers.js';
 export { reactToNextEvent, startLoyaltyJobs, sweepPoints, type LoyaltyJobs, type LoyaltyJobSettings } from './loyalty.jobs.js';
 export { debitPoints, refundPoints, grantPoints } from './points-ledger.queries.js';
 export { Member as LoyaltyMember, LedgerEntry as LoyaltyLedgerEntry } from './member.schemas.js';
-// For the rewards catalog: members' cards locked in id order, joining, the idempotent unit of work of points writes.
+// For the rewards catalog: members' cards locked in id order, joining, members.
 export { lockCards } from './points-ledger.queries.js';
 export { joinProgram, placeMember } from './member.service.js';
 export { findMember, findMemberId } from './member.queries.js';
-export { idempotentWrite, refuse as refuseWrite } from './points.service.js';
 // For custom events (orchestration/): the event row and the CUSTOM_EVENT rules' earnings, in the caller's unit of work.
 export { earnForCustomEvent } from './earning.service.js';
 export { insertCustomEvent } from './reaction.queries.js';

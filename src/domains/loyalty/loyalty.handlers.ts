@@ -4,14 +4,13 @@ import { implement } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import { idempotencyClaim } from '../redemptions/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { checkTriggerFields, type EarningRule } from './earning-rule.schemas.js';
 import { loyaltyContract } from './loyalty.contract.js';
 import { findCustomerMembers, findMember, listMembers } from './member.queries.js';
 import { joinProgram, placeProgramMembers } from './member.service.js';
 import { listEntries } from './points-ledger.queries.js';
-import { adjustMemberPoints, idempotentWrite, transferMemberPoints } from './points.service.js';
+import { adjustMemberPoints, transferMemberPoints } from './points.service.js';
 import {
   deleteEarningRule,
   deleteTier,
@@ -73,15 +72,13 @@ export const loyaltyHandlers = implement(loyaltyContract, {
     if (!(await customerExists(deps.db, actor.workspaceId, input.id))) throw problem('not_found', 'no such customer');
     return { data: await findCustomerMembers(deps.db, actor.workspaceId, input.id) };
   },
-  async adjustPoints(ctx) {
-    const { id, ...body } = ctx.input;
-    const claim = idempotencyClaim('loyalty.adjustPoints', `/loyalty/members/${id}/points`, ctx.input);
-    return idempotentWrite(ctx, claim, (unit) => adjustMemberPoints(unit, ctx.actor.workspaceId, id, body)) as never;
+  async adjustPoints({ input, actor, mutate }) {
+    const { id, ...body } = input;
+    return mutate((unit) => adjustMemberPoints(unit, actor.workspaceId, id, body));
   },
-  async transferPoints(ctx) {
-    const { id, ...body } = ctx.input;
-    const claim = idempotencyClaim('loyalty.transferPoints', `/loyalty/members/${id}/transfers`, ctx.input);
-    return idempotentWrite(ctx, claim, (unit) => transferMemberPoints(unit, ctx.actor.workspaceId, id, body)) as never;
+  async transferPoints({ input, actor, mutate }) {
+    const { id, ...body } = input;
+    return mutate((unit) => transferMemberPoints(unit, actor.workspaceId, id, body));
   },
   async listTransactions({ input, actor, deps }) {
     if (!(await findMember(deps.db, actor.workspaceId, input.id))) throw memberNotFound();

@@ -1,89 +1,13 @@
-// Points operations of the API (adjustments, transfers; custom events are orchestration/'s), each one unit of work with its idempotency
-// key: the key is claimed first in the transaction (a concurrent request with the same key waits for it, then
-// replays), the outcome is stored with the change. A refusal changes nothing and writes no audit entry; its outcome is
-// stored under the key on its own so that a replay answers it again.
-import type { IdempotencyClaim } from '../../contract/engine-port.js';
-import type { HandlerContext, UnitOfWork } from '../../contract/handler.js';
-import type { Operation } from '../../contract/operation.js';
+// Points operations of the API (adjustments, transfers; custom events are orchestration/'s), each one unit of work;
+// the pipeline claims their idempotency key in it. A refusal (refuse()) changes nothing and writes no audit entry.
+import { refuse, type UnitOfWork } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
-import { withTransaction, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import type { ExplanationCode } from '../../contract/checkout.schemas.js';
 import { expiryOf } from './earning.rules.js';
 import { findMember } from './member.queries.js';
 import type { PointsBody, PointsOutcome, TransferBody, TransferOutcome } from './member.schemas.js';
 import { debitPoints, findDrawnExpiries, findEntries, grantPoints, isPointsOutOfRange, lockCards } from './points-ledger.queries.js';
 import { findProgramSettings } from './reaction.queries.js';
-
-/** A business refusal: the transaction rolls back and the outcome is answered (and kept under the key). */
-class Refusal {
-  constructor(readonly outcome: { ok: false; code: ExplanationCode; message: string; explanations?: Array<Record<string, unknown>> }) {}
-}
-
-class Replay {
-  constructor(readonly response: Record<string, unknown>) {}
-}
-
-export function refuse(code: ExplanationCode, message: string, details?: Record<string, unknown>): never {
-  throw new Refusal({ ok: false, code, message, ...(details ? { explanations: [{ code, message, ...details }] } : {}) });
-}
-
-/** Claims the key in `tx`; the stored response when the key was used before by the same request, 409 for another. */
-async function claimKey(tx: Sql, workspaceId: string, claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {
-  const inserted = await tx.query(
-    `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response) VALUES ($1, $2, $3, '{}') ON CONFLICT DO NOTHING RETURNING 1`,
-    [workspaceId, claim.key, claim.hash],
-  );
-  if ((inserted.rowCount ?? 0) > 0) return undefined;
-  const { rows } = await tx.query<{ request_hash: string; response: Record<string, unknown> }>(
-    'SELECT request_hash, response FROM idempotency_keys WHERE workspace_id = $1 AND key = $2',
-    [workspaceId, claim.key],
-  );
-  const stored = rows[0];
-  if (!stored || stored.request_hash !== claim.hash) throw problem('idempotency_conflict', 'this idempotency key was used with a different request');
-  return stored.response;
-}
-
-async function storeResponse(tx: Sql, workspaceId: string, key: string, response: unknown): Promise<void> {
-  await tx.query('UPDATE idempotency_keys SET response = $3 WHERE workspace_id = $1 AND key = $2', [workspaceId, key, JSON.stringify(response)]);
-}
-
-/**
- * Runs `work` as the operation's unit of work under the idempotency claim. A replay or a refusal committed no change:
- * the operation's trail is taken without an entry (as for the engine's refusals), so the pipeline knows it is done.
- */
-export async function idempotentWrite<T extends Record<string, unknown>>(
-  ctx: Pick<HandlerContext<Operation>, 'mutate' | 'auditTrail' | 'deps' | 'actor'>,
-  claim: IdempotencyClaim | undefined,
-  work: (unit: UnitOfWork) => Promise<T>,
-): Promise<T | Record<string, unknown>> {
-  const workspaceId = ctx.actor.workspaceId;
-  try {
-    return await ctx.mutate(async (unit) => {
-      if (claim) {
-        const replay = await claimKey(unit.tx, workspaceId, claim);
-        if (replay !== undefined) throw new Replay(replay);
-      }
-      const outcome = await work(unit);
-      if (claim) await storeResponse(unit.tx, workspaceId, claim.key, outcome);
-      return outcome;
-    });
-  } catch (error) {
-    if (error instanceof Replay) {
-      ctx.auditTrail();
-      return { ...error.response, idempotent: true };
-    }
-    if (!(error instanceof Refusal)) throw error;
-    ctx.auditTrail();
-    if (!claim) return error.outcome;
-    const replay = await withTransaction(ctx.deps.db, async (tx) => {
-      const earlier = await claimKey(tx, workspaceId, claim);
-      if (earlier === undefined) await storeResponse(tx, workspaceId, claim.key, error.outcome);
-      return earlier;
-    });
-    return replay === undefined ? error.outcome : { ...replay, idempotent: true };
-  }
-}
 
 const memberNotFound = () => problem('not_found', 'no such loyalty member');
 const RESOURCE = 'loyalty_member';

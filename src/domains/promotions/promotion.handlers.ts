@@ -3,7 +3,7 @@
 // before its next decision.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { idempotencyClaim, refusal, refusalFields } from '../redemptions/index.js';
+import { refusal, refusalFields } from '../redemptions/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualificationInputs, qualify } from './qualification.service.js';
@@ -71,8 +71,8 @@ export const promotionHandlers = implement(promotionContract, {
     const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit: 100, customerCodes });
     return { promotions };
   },
-  async redeemTier({ input, actor, deps }) {
-    const { id, ...body } = input;
+  async redeemTier({ input, actor, deps, idempotency }) {
+    const { id } = input;
     const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...refusalFields(refusal('customer_not_found')) };
     const outcome = await deps.engine.redeem({
@@ -82,7 +82,7 @@ export const promotionHandlers = implement(promotionContract, {
       order: input.order,
       customer,
       metadata: input.metadata,
-      idempotency: idempotencyClaim('promotions.redeemTier', id, body),
+      idempotency,
     });
     if (!outcome.ok && outcome.code === 'voucher_not_found') return { ...outcome, ...refusalFields(refusal('promotion_tier_not_found')) };
     return outcome;

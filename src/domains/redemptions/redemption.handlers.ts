@@ -1,5 +1,5 @@
-// Redemption handlers: prepare the engine's requests (customer, idempotency claim, audit trail), read models straight
-// from SQL.
+// Redemption handlers: prepare the engine's requests (customer, the pipeline's idempotency claim, audit trail), read
+// models straight from SQL.
 import { randomUUID } from 'node:crypto';
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
@@ -7,7 +7,7 @@ import { hasScope } from '../../contract/scopes.js';
 import { refusal, refusalFields } from '../../checkout/redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
-import { idempotencyClaim, workspaceStackLimit } from './redemption.service.js';
+import { workspaceStackLimit } from './redemption.service.js';
 
 const customerNotFound = () => refusalFields(refusal('customer_not_found'));
 
@@ -22,8 +22,8 @@ export const redemptionHandlers = implement(redemptionContract, {
     const session = input.session && { key: input.session.key ?? randomUUID(), ttlSeconds: input.session.ttlSeconds };
     return deps.engine.validate({ workspaceId: actor.workspaceId, code: input.code, order: input.order, amount: input.amount, customer, session });
   },
-  async redeemVoucher({ input, actor, deps }) {
-    const { code, ...body } = input;
+  async redeemVoucher({ input, actor, deps, idempotency }) {
+    const { code } = input;
     const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...customerNotFound() };
     return deps.engine.redeem({
@@ -33,11 +33,11 @@ export const redemptionHandlers = implement(redemptionContract, {
       amount: input.amount,
       customer,
       metadata: input.metadata,
-      idempotency: idempotencyClaim('redemptions.redeem', code, body),
+      idempotency,
       session: input.session,
     });
   },
-  async redeemStack({ input, actor, deps }) {
+  async redeemStack({ input, actor, deps, idempotency }) {
     const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) {
       return { ok: false as const, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
@@ -48,15 +48,16 @@ export const redemptionHandlers = implement(redemptionContract, {
       order: input.order,
       customer,
       metadata: input.metadata,
-      idempotency: idempotencyClaim('redemptions.stack', '', input)!,
+      // The stack's idempotencyKey is required by its schema: there is always a claim.
+      idempotency: idempotency!,
       stackLimit: await workspaceStackLimit(deps.db, actor.workspaceId),
     });
   },
   async releaseSession({ input, actor, deps, auditTrail }) {
     await deps.engine.releaseSession({ workspaceId: actor.workspaceId, code: input.code, key: input.key, audit: auditTrail() });
   },
-  async rollbackRedemption({ input, actor, deps, auditTrail }) {
-    const { id, ...body } = input;
+  async rollbackRedemption({ input, actor, deps, auditTrail, idempotency }) {
+    const { id } = input;
     const redemption = await findRedemption(deps.db, actor.workspaceId, id);
     if (!redemption) throw problem('not_found', 'no such redemption');
     return deps.engine.rollback({
@@ -65,7 +66,7 @@ export const redemptionHandlers = implement(redemptionContract, {
       redemptionId: id,
       campaignId: redemption.campaignId,
       reason: input.reason,
-      idempotency: idempotencyClaim('redemptions.rollback', id, body),
+      idempotency,
       audit: auditTrail(),
     });
   },

@@ -1,35 +1,13 @@
-// Redemption use cases: resolve the customer (created when new, with customer.created), derive the idempotency claim,
-// and hand the decision to the engine. The engine decides and writes; this file only prepares its requests.
-import { createHash } from 'node:crypto';
+// Redemption use cases: resolve the customer (created when new, with customer.created) for the engine's requests.
+// The engine decides and writes; the pipeline made the idempotency claim; this file only prepares the requests.
 import type { CustomerReference } from '../../contract/common.schemas.js';
-import type { CustomerUse, IdempotencyClaim } from '../../contract/engine-port.js';
+import type { CustomerUse } from '../../contract/engine-port.js';
 import type { CheckoutCustomers } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
 import { customerUpserter } from '../customers/index.js';
 import type { CustomerFacts } from '../rules/index.js';
 import { customerFactsLoader } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
-
-/** Keys sorted at every level, so two bodies that mean the same hash the same. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
-/** The claim of a request on its idempotency key: the operation, its path and its body (without the key) hashed. */
-export function idempotencyClaim(operation: string, path: string, input: Record<string, unknown>): IdempotencyClaim | undefined {
-  const { idempotencyKey, ...body } = input;
-  if (typeof idempotencyKey !== 'string') return undefined;
-  const hash = createHash('sha256').update(JSON.stringify([operation, path, canonical(body)])).digest('hex');
-  return { key: idempotencyKey, hash };
-}
 
 const NO_CUSTOMER: CustomerUse = { id: null, given: false };
 

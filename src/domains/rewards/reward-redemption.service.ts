@@ -3,12 +3,12 @@
 // is issued to the member's customer commit together or not at all. Racing members queue on the reward row, racing
 // spends of one member on the card row, so neither stock nor points can be overspent. Lock order, everywhere: the
 // redemption row, the reward row, then voucher rows in id order (as the engine's batches lock them).
-import type { UnitOfWork } from '../../contract/handler.js';
+import { refuse as refuseWrite, type UnitOfWork } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { uuidv7 } from '../../platform/ids.js';
 import type { Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
-import { debitPoints, findMember, findMemberId, grantPoints, joinProgram, lockCards, placeMember, refundPoints, refuseWrite } from '../loyalty/index.js';
+import { debitPoints, findMember, findMemberId, grantPoints, joinProgram, lockCards, placeMember, refundPoints } from '../loyalty/index.js';
 import { messageOf } from '../../checkout/redemption.rules.js';
 import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
 import { findDefaultCurrency } from '../workspaces/index.js';

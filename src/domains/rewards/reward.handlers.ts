@@ -4,8 +4,7 @@ import { implement, type ServiceDeps } from '../../contract/handler.js';
 import { invalidField, problem, ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
 import { findCampaign } from '../campaigns/index.js';
-import { findMember, idempotentWrite } from '../loyalty/index.js';
-import { idempotencyClaim } from '../redemptions/index.js';
+import { findMember } from '../loyalty/index.js';
 import { attributeErrors } from './reward-attributes.rules.js';
 import { addRewardCodes } from './reward-issue.queries.js';
 import { fulfilRewardRedemption, redeemReward, refundRewardRedemption, type Touched } from './reward-redemption.service.js';
@@ -182,9 +181,8 @@ export const rewardHandlers = implement(rewardContract, {
   },
   async redeemReward(ctx) {
     const { id, rewardId } = ctx.input;
-    const claim = idempotencyClaim('loyalty.redeemReward', `/loyalty/members/${id}/reward-redemptions`, ctx.input);
     const touched: Touched = { codes: [] };
-    const outcome = await idempotentWrite(ctx, claim, (unit) => redeemReward(unit, ctx.actor.workspaceId, id, rewardId, touched));
+    const outcome = await ctx.mutate((unit) => redeemReward(unit, ctx.actor.workspaceId, id, rewardId, touched));
     await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
     return outcome as never;
   },
@@ -195,13 +193,13 @@ export const rewardHandlers = implement(rewardContract, {
   },
   async refundRewardRedemption(ctx) {
     const touched: Touched = { codes: [] };
-    const outcome = await idempotentWrite(ctx, undefined, (unit) => refundRewardRedemption(unit, ctx.actor.workspaceId, ctx.input.id, 'REFUNDED', touched));
+    const outcome = await ctx.mutate((unit) => refundRewardRedemption(unit, ctx.actor.workspaceId, ctx.input.id, 'REFUNDED', touched));
     await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
     return outcome as never;
   },
   async fulfilRewardRedemption(ctx) {
     const touched: Touched = { codes: [] };
-    const outcome = await idempotentWrite(ctx, undefined, (unit) => fulfilRewardRedemption(unit, ctx.actor.workspaceId, ctx.input.id, ctx.input.status, touched));
+    const outcome = await ctx.mutate((unit) => fulfilRewardRedemption(unit, ctx.actor.workspaceId, ctx.input.id, ctx.input.status, touched));
     await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
     return outcome as never;
   },

@@ -4,7 +4,8 @@
 import { preparedQuery, type Sql } from '../../platform/database.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
-import type { StoredKey, UsageKey } from './hot-path.sql.js';
+import { claimKeysStatement, type StoredKey } from '../../platform/idempotency-keys.sql.js';
+import type { UsageKey } from './hot-path.sql.js';
 
 export interface VoucherDelta {
   id: string;
@@ -150,11 +151,9 @@ const PARTS = {
   SELECT l.slot FROM partition_leases l JOIN unnest($73::int[], $74::bigint[]) AS f(slot, token) ON l.slot = f.slot AND l.token = f.token
      FOR KEY SHARE OF l
 )`,
+  // The idempotency facility's claim, batched: $1..$4 as claimKeysStatement declares them.
   keys: `keys AS (
-  INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
-  ON CONFLICT (workspace_id, key) DO NOTHING
-  RETURNING 1
+  ${claimKeysStatement}
 )`,
   rolled: `rolled AS (
   UPDATE redemptions SET status = 'ROLLED_BACK' WHERE id = ANY($5::uuid[]) AND status = 'SUCCEEDED' RETURNING id

@@ -6,7 +6,8 @@ import { withTransaction, type Pool } from '../../platform/database.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { recordAuditedWrites } from './audited-writes.js';
 import { commitBatch, settleBalances, type BatchResult, type BatchWrites, type VoucherAfter } from './batch-commit.sql.js';
-import { loadIdempotencyKeys, type UsageKey } from './hot-path.sql.js';
+import { findStoredReplies } from '../../platform/idempotency-keys.sql.js';
+import type { UsageKey } from './hot-path.sql.js';
 import { debitPoints, refundPoints } from './points-moves.sql.js';
 import { insertConversions, revertConversions } from './referral-conversions.sql.js';
 import { mergePlans, type WritePlan } from './write-plan.js';
@@ -42,7 +43,7 @@ export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter
         return failed({ fenced: true });
       case 'keys': {
         // Which keys another request took first: those that exist now.
-        const taken = await loadIdempotencyKeys(db, plan.keys);
+        const taken = await findStoredReplies(db, plan.keys);
         return failed({ takenKeys: taken.map((k) => `${k.workspaceId} ${k.key}`) });
       }
       case 'rollbacks':

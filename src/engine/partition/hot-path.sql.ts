@@ -1,6 +1,7 @@
 // The engine's reads: the hot state a partition decides on (vouchers with their campaigns, rules and live validation
-// sessions; budget usage; per-customer uses), idempotency keys and redemptions to roll back. Writes: batch-commit.sql.ts.
-// The lookups in tables that grow under load (keys, per-customer uses, redemptions, a referee's orders and conversions)
+// sessions; budget usage; per-customer uses) and redemptions to roll back; stored idempotency replies are read by
+// platform/idempotency-keys.sql.ts. Writes: batch-commit.sql.ts. The lookups in tables that grow under load (keys,
+// per-customer uses, redemptions, a referee's orders and conversions)
 // are planned at each call (~0.1 ms), not prepared: a prepared statement settles, after five runs, on a generic plan
 // made for the table as it was then, and one made while a table was nearly empty (a hash join over a sequential
 // scan) read every row of it per batch as it grew, until an autovacuum's ANALYZE happened to replace it
@@ -248,29 +249,6 @@ export async function loadRefereeFacts(db: Sql, keys: readonly RefereeKey[]): Pr
     [keys.map((k) => k.workspaceId), keys.map((k) => k.customerId), keys.map((k) => k.programId)],
   );
   return rows.map((r) => ({ workspaceId: r.workspace_id, customerId: r.customer_id, programId: r.program_id, hasPaidOrder: r.paid, referred: r.referred }));
-}
-
-export interface StoredKey {
-  workspaceId: string;
-  key: string;
-  requestHash: string;
-  response: Record<string, unknown>;
-}
-
-/**
- * The stored outcomes of keys used before: read only when a commit found keys taken (or a stack replays), never
- * before every batch. Planned at each call (see the top of this file): prepared, it read ~700 rows per keyed
- * redemption after 20 s of load on a fresh database, and the PostgreSQL work per redemption was 3x and more.
- */
-export async function loadIdempotencyKeys(db: Sql, keys: ReadonlyArray<{ workspaceId: string; key: string }>): Promise<StoredKey[]> {
-  if (keys.length === 0) return [];
-  const { rows } = await db.query<{ workspace_id: string; key: string; request_hash: string; response: Record<string, unknown> }>(
-    `SELECT i.workspace_id, i.key, i.request_hash, i.response
-       FROM unnest($1::uuid[], $2::text[]) AS k(workspace_id, key)
-       JOIN idempotency_keys i ON i.workspace_id = k.workspace_id AND i.key = k.key`,
-    [keys.map((k) => k.workspaceId), keys.map((k) => k.key)],
-  );
-  return rows.map((r) => ({ workspaceId: r.workspace_id, key: r.key, requestHash: r.request_hash, response: r.response }));
 }
 
 export interface StoredRedemption {

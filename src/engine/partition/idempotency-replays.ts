@@ -1,12 +1,13 @@
-// Idempotency keys of a partition's writes: a request whose key was used before gets the stored outcome
-// (`idempotent: true`), or 409 for another body; a key repeated within one batch waits for the first request's outcome.
-// Keys are not looked up before a batch: most are new, and the batch statement inserts them with a guard. A key used
-// here recently is answered from memory; any other used key fails the statement's key guard, and is read then.
+// Idempotency keys of a partition's writes, the facility of contract/idempotency.ts batched: a request whose key was
+// used before gets the stored reply (`idempotent: true`), or 409 for another body; a key repeated within one batch
+// waits for the first request's outcome. Keys are not looked up before a batch: most are new, and the batch statement
+// claims them with a guard. A key used here recently is answered from memory; any other used key fails the
+// statement's key guard, and is read then.
 import { LRUCache } from 'lru-cache';
-import { ProblemError } from '../../contract/problems.js';
+import { replayOf, type StoredReply } from '../../contract/idempotency.js';
 import type { Pool } from '../../platform/database.js';
+import { findStoredReplies } from '../../platform/idempotency-keys.sql.js';
 import type { PartitionCall } from '../messages.js';
-import { loadIdempotencyKeys } from './hot-path.sql.js';
 
 const RECENT_KEYS = 10_000;
 
@@ -16,14 +17,9 @@ export interface KeyedRequest {
   fail: (error: unknown) => void;
 }
 
-interface StoredOutcome {
-  hash: string;
-  response: Record<string, unknown>;
-}
-
 export class IdempotencyReplays<R extends KeyedRequest> {
   /** Outcomes of keys used recently in this partition, so most replays cost no query. */
-  private readonly recent = new LRUCache<string, StoredOutcome>({ max: RECENT_KEYS });
+  private readonly recent = new LRUCache<string, StoredReply>({ max: RECENT_KEYS });
 
   constructor(
     private readonly db: Pool,
@@ -47,7 +43,7 @@ export class IdempotencyReplays<R extends KeyedRequest> {
       const claim = claimOf(request.call);
       if (claim && taken?.has(idOf(request.call, claim.key))) lookups.push({ workspaceId: workspaceOf(request.call), key: claim.key });
     }
-    const stored = await loadIdempotencyKeys(this.db, lookups);
+    const stored = await findStoredReplies(this.db, lookups);
     for (const s of stored) this.recent.set(`${s.workspaceId} ${s.key}`, { hash: s.requestHash, response: s.response });
     const remaining: R[] = [];
     const firstOfKey = new Map<string, R>();
@@ -85,12 +81,15 @@ export class IdempotencyReplays<R extends KeyedRequest> {
     return remaining;
   }
 
-  private replay(request: R, hash: string, stored: StoredOutcome): void {
-    if (stored.hash !== hash) {
-      this.refuseWith(request, new ProblemError('idempotency_conflict', 'this idempotency key was used with a different request'));
+  private replay(request: R, hash: string, stored: StoredReply): void {
+    let reply: Record<string, unknown>;
+    try {
+      reply = replayOf(stored, hash);
+    } catch (conflict) {
+      this.refuseWith(request, conflict);
       return;
     }
-    this.answerWith(request, { ...stored.response, idempotent: true });
+    this.answerWith(request, reply);
   }
 }
 

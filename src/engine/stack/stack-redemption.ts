@@ -15,7 +15,8 @@ import type { PartitionRouter } from '../partition-router.js';
 import { PlanCommitter, type PlanResult, type RollupWriter } from '../partition/group-commit.js';
 import { emptyPlan, planRedemption, planSession, planStackEvent } from '../partition/write-plan.js';
 import type { RefusalCounts } from '../partition/refusal-counts.js';
-import { loadIdempotencyKeys, type StoredKey } from '../partition/hot-path.sql.js';
+import { replayOf } from '../../contract/idempotency.js';
+import { findStoredReplies, type StoredKey } from '../../platform/idempotency-keys.sql.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
 /** A stack whose tier entries name their tier's internal code. */
@@ -68,12 +69,9 @@ export class StackRedemption {
   }
 
   private async replayed(request: Pick<StackRequest, 'workspaceId' | 'idempotency'>): Promise<StackOutcome | undefined> {
-    const [stored] = await loadIdempotencyKeys(this.db, [{ workspaceId: request.workspaceId, key: request.idempotency.key }]);
+    const [stored] = await findStoredReplies(this.db, [{ workspaceId: request.workspaceId, key: request.idempotency.key }]);
     if (!stored) return undefined;
-    if (stored.requestHash !== request.idempotency.hash) {
-      throw new ProblemError('idempotency_conflict', 'this idempotency key was used with a different request');
-    }
-    return { ...(stored.response as StackOutcome), idempotent: true };
+    return replayOf({ hash: stored.requestHash, response: stored.response }, request.idempotency.hash) as StackOutcome;
   }
 
   /**

@@ -1,0 +1,64 @@
+// Idempotency, its pure half: a request's claim on its key (the key and the request's fingerprint) and how a stored
+// reply answers a later claim. Its SQL is platform/idempotency-keys.sql.ts; the pipeline and the engine use both.
+import { createHash } from 'node:crypto';
+import type { Operation } from './operation.js';
+import { ProblemError } from './problems.js';
+
+/** A request's claim on `(workspace, key)`: `hash` names the request, so the same key with another body conflicts. */
+export interface IdempotencyClaim {
+  key: string;
+  /** sha-256 of the operation, its path and its canonical body (fingerprintOf). */
+  hash: string;
+}
+
+/** What a claimed key holds: the fingerprint of the request that claimed it and the reply it was answered. */
+export interface StoredReply {
+  hash: string;
+  response: Record<string, unknown>;
+}
+
+/** Keys sorted at every level, so two bodies that mean the same hash the same. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** The fingerprint of a request: its operation, its path (the path parameters) and its body without the key. */
+export function fingerprintOf(operation: string, path: string, body: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify([operation, path, canonical(body)])).digest('hex');
+}
+
+/**
+ * The claim of a parsed input on its idempotency key, for an operation the contract marks idempotent; none without a
+ * key. The path is the path parameters' values in declared order, joined by `/` (a voucher code, a member id; empty
+ * without parameters); the body is every other field but `idempotencyKey` (the header arrives there too).
+ */
+export function claimOf(operation: Operation, input: Record<string, unknown>): IdempotencyClaim | undefined {
+  if (!operation.idempotent) return undefined;
+  const { idempotencyKey: key, ...rest } = input;
+  if (typeof key !== 'string') return undefined;
+  const pathNames = Object.keys(operation.params?.shape ?? {});
+  const path = pathNames.map((name) => String(rest[name])).join('/');
+  for (const name of pathNames) delete rest[name];
+  return { key, hash: fingerprintOf(operation.name, path, rest) };
+}
+
+export function idempotencyConflict(): ProblemError {
+  return new ProblemError('idempotency_conflict', 'this idempotency key was used with a different request');
+}
+
+/**
+ * The answer to a claim (its fingerprint `hash`) on a key already used: the stored reply marked `idempotent: true`,
+ * or 409 `idempotency_conflict` when the key was claimed by another request.
+ */
+export function replayOf(stored: StoredReply, hash: string): Record<string, unknown> {
+  if (stored.hash !== hash) throw idempotencyConflict();
+  return { ...stored.response, idempotent: true };
+}
