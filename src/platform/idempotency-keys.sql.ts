@@ -1,5 +1,5 @@
-// Idempotency, its SQL: claim a key in a transaction, store the reply with the change, find stored replies. The
-// engine's batch statement claims its keys with claimKeysStatement (one statement per batch); see contract/idempotency.ts.
+// Idempotency, its SQL (every statement on idempotency_keys): claim a key in a transaction, store the reply with the
+// change, find stored replies, prune; the engine's batch claims with claimKeysStatement. See contract/idempotency.ts.
 import type { Sql } from './database.js';
 
 /** A key with the reply to store under it (a batch's keys), or a stored one as read back. */
@@ -56,4 +56,14 @@ export async function findStoredReplies(db: Sql, keys: ReadonlyArray<{ workspace
     [keys.map((k) => k.workspaceId), keys.map((k) => k.key)],
   );
   return rows.map((r) => ({ workspaceId: r.workspace_id, key: r.key, requestHash: r.request_hash, response: r.response }));
+}
+
+/** Deletes idempotency keys older than `olderThanMs`, at most `limit` per call; returns how many went. */
+export async function pruneIdempotencyKeys(db: Sql, olderThanMs: number, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM idempotency_keys WHERE ctid IN (
+       SELECT ctid FROM idempotency_keys WHERE created_at < now() - $1::int8 * interval '1 millisecond' LIMIT $2)`,
+    [olderThanMs, limit],
+  );
+  return rowCount ?? 0;
 }

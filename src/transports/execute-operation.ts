@@ -1,7 +1,7 @@
 // The one operation pipeline, shared by every face (REST, the hot-path dispatcher, RPC single and batch, MCP):
-// resolve the actor (pluggable authenticators) → check the scope → parse the input → the idempotency claim → run the
-// handler with its unit of work → the success status; anything thrown becomes a problem through error-mapping's
-// problemOf(). Each HTTP request is admitted once (admit(): the actor and its rate limit) before any of its operations run.
+// resolve the actor (pluggable authenticators) → check the scope → parse the input → the idempotency claim → run
+// the handler with its unit of work → the success status; anything thrown becomes a problem through error-mapping's
+// problemOf(). Each HTTP request is admitted once (admit(): the actor and its rate limit) before its operations run.
 import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
 import { Existing, Refused, type AuditTrail, type BoundHandler, type HandlerContext, type RefusedOutcome, type ServiceDeps, type UnitOfWork } from '../contract/handler.js';
 import { claimOf, replayOf, type IdempotencyClaim } from '../contract/idempotency.js';

@@ -4,7 +4,7 @@
 import type { Sql } from '../../platform/database.js';
 import type { JobScheduler } from '../../platform/job-scheduler.js';
 import type { Logger } from '../../platform/logger.js';
-import { pruneIdempotencyKeys } from './redemption.queries.js';
+import { pruneIdempotencyKeys } from '../../platform/idempotency-keys.sql.js';
 
 export const IDEMPOTENCY_KEY_RETENTION_MS = 7 * 86_400_000;
 export const IDEMPOTENCY_KEY_PRUNING_QUEUE = 'idempotency-key-pruning';

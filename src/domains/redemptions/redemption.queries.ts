@@ -124,13 +124,3 @@ export async function findStackLimit(db: Sql, workspaceId: string): Promise<numb
   const { rows } = await db.query<{ stack_limit: number }>('SELECT stack_limit FROM workspaces WHERE workspace_id = $1', [workspaceId]);
   return rows[0]?.stack_limit ?? 5;
 }
-
-/** Deletes idempotency keys older than `olderThanMs`, at most `limit` per call; returns how many went. */
-export async function pruneIdempotencyKeys(db: Sql, olderThanMs: number, limit: number): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM idempotency_keys WHERE ctid IN (
-       SELECT ctid FROM idempotency_keys WHERE created_at < now() - $1::int8 * interval '1 millisecond' LIMIT $2)`,
-    [olderThanMs, limit],
-  );
-  return rowCount ?? 0;
-}
