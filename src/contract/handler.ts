@@ -1,5 +1,5 @@
 // The handler side of an operation: what a handler receives, and implement() to bind handlers to a contract.
-import type { EventType } from '../domains/events/event.schemas.js';
+import type { EventType } from './event.schemas.js';
 import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool, Sql } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';

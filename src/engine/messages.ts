@@ -1,8 +1,8 @@
 // The whole protocol between the web thread and a partition thread: requests, replies, nothing else crosses.
 import type { AuditTrail } from '../contract/handler.js';
 import type { ProblemCode, ProblemFieldError } from '../contract/problems.js';
-import type { Order } from '../domains/redemptions/redemption.schemas.js';
-import type { UseContext, VoucherSnapshot } from '../domains/redemptions/redemption.rules.js';
+import type { Order } from '../contract/checkout.schemas.js';
+import type { UseContext, VoucherSnapshot } from '../checkout/redemption.rules.js';
 
 export type { CustomerUse, IdempotencyClaim, SessionOpening } from '../contract/engine-port.js';
 import type { CustomerUse, IdempotencyClaim, SessionOpening } from '../contract/engine-port.js';

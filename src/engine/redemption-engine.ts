@@ -1,10 +1,10 @@
 // The redemption engine's façade: P partition threads, each the single writer of the vouchers that hash to it, and
 // the stack coordinator. Handlers reach it only through the RedemptionEngine interface (contract/engine-port.ts).
 import type { RedemptionEngine } from '../contract/engine-port.js';
-import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../domains/redemptions/redemption.schemas.js';
+import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../contract/checkout.schemas.js';
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
-import { validationOutcome } from '../domains/redemptions/redemption.rules.js';
+import { validationOutcome } from '../checkout/redemption.rules.js';
 import { listenForNotifications } from '../platform/notifications.js';
 import { LinkClient, startLinkServer } from './leases/engine-link.js';
 import { loadEngineSecret } from './leases/lease.sql.js';

@@ -16,7 +16,7 @@ import {
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
 import { startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';
-import { startReferralJobs } from '../domains/referrals/index.js';
+import { startReferralJobs } from '../orchestration/index.js';
 import { AUDIT_RETENTION_DAYS_DEFAULT, EVENT_RETENTION_DEFAULT_MS } from '../config.js';
 import { startJobQueue } from './job-queue.js';
 import { createJobScheduler } from './scheduled-jobs.js';

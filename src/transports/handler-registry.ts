@@ -1,6 +1,6 @@
 // Every domain's bound handlers, checked against the registry: one handler per operation, no strays.
 import type { BoundHandler } from '../contract/handler.js';
-import { operations } from '../contract/registry.js';
+import { operations } from '../registry.js';
 import { apiKeyHandlers } from '../domains/access/index.js';
 import { auditHandlers } from '../domains/audit/index.js';
 import { campaignHandlers } from '../domains/campaigns/index.js';
@@ -21,8 +21,9 @@ import { referralHandlers } from '../domains/referrals/index.js';
 import { rewardHandlers } from '../domains/rewards/index.js';
 import { workspaceHandlers } from '../domains/workspaces/index.js';
 import { importHandlers } from '../domains/imports/index.js';
+import { customEventHandlers } from '../orchestration/index.js';
 
-export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers, ...staffHandlers, ...insightHandlers, ...loyaltyHandlers, ...rewardHandlers, ...referralHandlers, ...importHandlers];
+export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers, ...staffHandlers, ...insightHandlers, ...loyaltyHandlers, ...customEventHandlers, ...rewardHandlers, ...referralHandlers, ...importHandlers];
 
 export function assertEveryOperationHandled(handlers: readonly BoundHandler[] = boundHandlers): void {
   const handled = new Set(handlers.map((h) => h.operation.name));

@@ -6,7 +6,7 @@ import type { Actor } from '../contract/actor.js';
 import type { RedemptionEngine } from '../contract/engine-port.js';
 import type { ServiceDeps } from '../contract/handler.js';
 import type { Operation, OperationOutput } from '../contract/operation.js';
-import { operations } from '../contract/registry.js';
+import { operations } from '../registry.js';
 import { secretFieldNames } from '../contract/secrets.js';
 import { apiKeyContract, apiKeyHandlers, apiKeyOperatorContract, apiKeyOperatorHandlers } from '../domains/access/index.js';
 import { InsightCache } from '../domains/insights/index.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/contract/operation.js';
 import { NO_SCOPE } from '../../src/contract/scopes.js';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { runKeysRevoke } from '../../src/cli/admin-commands.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/platform/logger.js';

@@ -2,7 +2,7 @@
 // input, the audit:read scope, workspace isolation, and entries that nothing but the retention job can touch.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { insertAuditEntries, pruneExpiredAuditEntries } from '../../src/domains/audit/index.js';
 import { recordEvents } from '../../src/domains/events/index.js';
 import type { ApiClient } from '../support/api-client.js';

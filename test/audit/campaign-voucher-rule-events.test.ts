@@ -237,7 +237,7 @@ describe('workspaces: one entry per write, no secret in it', () => {
     expect(await entries(created.id)).toEqual([]);
   });
 
-  it('records an update with before and after, and nothing for a refused one', async () => {
+  it('records an update with before and after and its workspace.updated event, and nothing for a refused one', async () => {
     const { api, committed } = await workspace();
     const before = (await api.get('/api/v1/workspace')).body;
     const updated = await api.patch('/api/v1/workspace', { timeZone: 'europe/berlin' });
@@ -246,7 +246,7 @@ describe('workspaces: one entry per write, no secret in it', () => {
     expect(update.entries).toEqual([
       expect.objectContaining({ operation: 'workspaces.update', resource_type: 'workspace', resource_id: before.id, changes: { before, after: updated.body } }),
     ]);
-    expect(update.events).toEqual([]);
+    expect(update.events).toEqual([{ type: 'workspace.updated', payload: { workspaceId: before.id, workspace: updated.body } }]);
     expect((await api.patch('/api/v1/workspace', { stackLimit: 0 })).status).toBe(400);
     expect(await committed()).toEqual({ entries: [], events: [] });
   });

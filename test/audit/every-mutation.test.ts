@@ -3,7 +3,7 @@
 // mutation cannot land unaudited. A mutation whose audit entry cannot be written leaves no change behind.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -176,6 +176,7 @@ describe('the audit log of every mutation', () => {
     await write('rewardTypes.delete', { id: unusedType.id });
     const referralProgram = await write('campaigns.create', {
       name: 'audited referrals', type: 'REFERRAL_PROGRAM', voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } },
+      referral: { referrerRewards: [{ rewardId: material.id }] },
     });
     await write('referrals.createCode', { id: referralProgram.id, customer: { id: customer.id } });
     // Asking again finds the code: nothing changes, no entry.

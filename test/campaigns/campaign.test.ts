@@ -1,3 +1,5 @@
+// Campaigns over real HTTP and a real PostgreSQL: CRUD, templates and the currency their money needs, budgets,
+// schedules, validation rules, tenancy.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { budgetPeriods } from '../../src/domains/campaigns/index.js';
@@ -185,6 +187,41 @@ describe('campaigns: happy path', () => {
     expect(updated.body.validationRuleIds).toEqual([two, one]);
   });
 
+  it("counts a money template without a currency in the workspace's default: its vouchers take it, and keep it", async () => {
+    const { api } = await service.newWorkspace();
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    const amountOff = { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } };
+    const created = await api.post('/api/v1/campaigns', { name: 'Five off', type: 'DISCOUNT_COUPONS', voucher: amountOff });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ currency: null, voucher: amountOff });
+
+    const one = await api.post('/api/v1/vouchers', { campaignId: created.body.id });
+    expect(one.status, JSON.stringify(one.body)).toBe(201);
+    expect(one.body.currency).toBe('EUR');
+    const generated = await api.post(`/api/v1/campaigns/${created.body.id}/vouchers/generate`, { count: 3, codeConfig: { prefix: 'FIVE-' } });
+    expect(generated.status).toBe(201);
+    const codes = (await api.get(`/api/v1/vouchers?campaignId=${created.body.id}`)).body.data;
+    expect(codes.map((v: { currency: string }) => v.currency)).toEqual(['EUR', 'EUR', 'EUR', 'EUR']);
+    // A publication from a campaign without free codes makes one from the template.
+    const welcome = await api.create('/api/v1/campaigns', { name: 'Welcome', type: 'DISCOUNT_COUPONS', voucher: amountOff });
+    const published = await api.post('/api/v1/publications', { campaignId: welcome.id, customer: { sourceId: 'ada' } });
+    expect(published.status, JSON.stringify(published.body)).toBe(201);
+    expect((await api.get(`/api/v1/vouchers/${published.body.voucher.code}`)).body.currency).toBe('EUR');
+
+    // A new default applies to vouchers made from then on; those made before keep what their amounts meant.
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'USD' });
+    expect((await api.post('/api/v1/vouchers', { campaignId: created.body.id })).body.currency).toBe('USD');
+    expect((await api.get(`/api/v1/vouchers/${one.body.code}`)).body.currency).toBe('EUR');
+    // The campaign's or the voucher's own currency always comes first.
+    const priced = await api.create('/api/v1/campaigns', { name: 'Priced', type: 'DISCOUNT_COUPONS', currency: 'GBP', voucher: amountOff });
+    expect((await api.post('/api/v1/vouchers', { campaignId: priced.id })).body).toMatchObject({ currency: null });
+    const own = await api.post('/api/v1/vouchers', { campaignId: created.body.id, currency: 'SEK' });
+    expect(own.body.currency).toBe('SEK');
+    // A voucher in EUR refuses an order in USD.
+    const mismatch = await api.post(`/api/v1/vouchers/${one.body.code}/validate`, { order: { amount: 2_000, currency: 'USD' } });
+    expect(mismatch.body).toMatchObject({ valid: false, code: 'currency_mismatch' });
+  });
+
   it('deletes a campaign together with its vouchers', async () => {
     const { api } = await service.newWorkspace();
     const campaign = await api.post('/api/v1/campaigns', { name: 'Gone', type: 'DISCOUNT_COUPONS', voucher: template });
@@ -266,6 +303,40 @@ describe('campaigns: errors', () => {
     });
     expect(badPercent.status).toBe(400);
     expect(badPercent.body.errors.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a money template only when neither it, the campaign nor the workspace names a currency: 400 currency_required', async () => {
+    const { api } = await service.newWorkspace();
+    const templates = [
+      { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } },
+      { type: 'DISCOUNT', discount: { type: 'FIXED', fixedAmount: 900 } },
+      { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10, amountLimit: 300 } },
+      { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 }, maxDiscount: 300 },
+    ];
+    for (const voucher of templates) {
+      const refused = await api.post('/api/v1/campaigns', { name: 'No currency', type: 'DISCOUNT_COUPONS', voucher });
+      expect(refused.status, JSON.stringify(voucher)).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'currency_required', errors: [{ path: 'body.currency', message: expect.stringContaining('defaultCurrency') }] });
+      expect((await api.post('/api/v1/campaigns', { name: 'Campaign currency', type: 'DISCOUNT_COUPONS', voucher, currency: 'EUR' })).status).toBe(201);
+      expect((await api.post('/api/v1/campaigns', { name: 'Template currency', type: 'DISCOUNT_COUPONS', voucher: { ...voucher, currency: 'EUR' } })).status).toBe(201);
+    }
+    expect((await api.get('/api/v1/campaigns?limit=100')).body.data.filter((c: { name: string }) => c.name === 'No currency')).toEqual([]);
+    // Shares of the order need none.
+    const percent = await api.create('/api/v1/campaigns', { name: 'Ten percent', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } } });
+
+    // An update that leaves a money template without a currency is refused, and changes nothing.
+    const moneyPatch = await api.patch(`/api/v1/campaigns/${percent.id}`, { voucher: templates[0] });
+    expect(moneyPatch.body).toMatchObject({ status: 400, code: 'currency_required', errors: [{ path: 'body.currency' }] });
+    const priced = await api.create('/api/v1/campaigns', { name: 'Priced', type: 'DISCOUNT_COUPONS', currency: 'EUR', voucher: templates[0] });
+    expect((await api.patch(`/api/v1/campaigns/${priced.id}`, { currency: null })).body).toMatchObject({ status: 400, code: 'currency_required' });
+    expect((await api.get(`/api/v1/campaigns/${priced.id}`)).body).toMatchObject({ currency: 'EUR' });
+    expect((await api.get(`/api/v1/campaigns/${percent.id}`)).body.voucher.discount.type).toBe('PERCENT');
+
+    // With a workspace default, the same requests are taken.
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    expect((await api.patch(`/api/v1/campaigns/${percent.id}`, { voucher: templates[0] })).status).toBe(200);
+    expect((await api.patch(`/api/v1/campaigns/${priced.id}`, { currency: null })).status).toBe(200);
+    expect((await api.post('/api/v1/campaigns', { name: 'Default currency', type: 'DISCOUNT_COUPONS', voucher: templates[1] })).status).toBe(201);
   });
 
   it('refuses malformed budgets, naming the field', async () => {

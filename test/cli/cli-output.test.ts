@@ -1,7 +1,7 @@
 // What people read from the CLI, in-process: help wrapped at 80 columns, --pretty tables fitted to 80 and 120
 // columns with a few columns per resource or the ones asked for, and the fixed CSV header of a list's items.
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { commandOf, runCli } from '../../src/cli/run.js';
 import { listItemFields } from '../../src/cli/operation-command.js';
 import { formatResult, wrap } from '../../src/cli/output.js';

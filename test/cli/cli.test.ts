@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { packageVersion } from '../../src/platform/paths.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { runCliProcess } from './cli-process.js';

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as repoClient from '../../src/client/index.js';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { packageVersion, projectRoot } from '../../src/platform/paths.js';
 import { startTestService, type TestService } from '../support/service.js';
 

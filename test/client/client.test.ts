@@ -14,7 +14,7 @@ import {
   type PromotionsClient,
 } from '../../src/client/index.js';
 import { implement, type BoundHandler } from '../../src/contract/handler.js';
-import type { ExplanationCode } from '../../src/domains/redemptions/redemption.schemas.js';
+import type { ExplanationCode } from '../../src/contract/checkout.schemas.js';
 import { defineOperation } from '../../src/contract/operation.js';
 import { ProblemError } from '../../src/contract/problems.js';
 import { packageVersion } from '../../src/platform/paths.js';

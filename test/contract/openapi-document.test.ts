@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { ALL_SCOPES, NO_SCOPE } from '../../src/contract/scopes.js';
 import { packageVersion } from '../../src/platform/paths.js';
 import { assertEveryOperationHandled } from '../../src/transports/handler-registry.js';

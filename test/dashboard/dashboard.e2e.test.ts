@@ -289,6 +289,61 @@ describe('the dashboard in Chromium', () => {
     await shot('settings-workspace');
   }, 60_000);
 
+  it("asks a money campaign for its currency until the workspace has a default, then counts it in the default; a referral program for its referrer reward", async () => {
+    const api = service.api(key);
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Five off');
+    await page.getByLabel('Each voucher gives').selectOption('amount');
+    await page.getByLabel('Value').fill('5.00');
+    const currency = page.getByLabel('Currency');
+    expect(await currency.getAttribute('required')).not.toBeNull();
+    await page.getByText('Amounts need a currency: the workspace has no default currency.').waitFor();
+    await shot('campaign-currency-asked');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    expect(await currency.evaluate((input) => (input as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
+    expect((await api.get('/api/v1/campaigns?limit=100')).body.data.map((c: any) => c.name)).not.toContain('Five off');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Default currency').fill('eur');
+    await page.getByRole('button', { name: 'Save workspace' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await expect.poll(() => page.getByLabel('Default currency').inputValue()).toBe('EUR');
+    expect((await api.get('/api/v1/workspace')).body.defaultCurrency).toBe('EUR');
+    await shot('settings-default-currency');
+
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Five off');
+    await page.getByLabel('Each voucher gives').selectOption('amount');
+    await page.getByLabel('Value').fill('5.00');
+    await page.getByText('Left empty, amounts are in the workspace default, EUR.').waitFor();
+    expect(await page.getByLabel('Currency').getAttribute('required')).toBeNull();
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Five off' }).click();
+    await page.getByLabel('Generate', { exact: true }).fill('2');
+    await page.getByRole('button', { name: 'Generate vouchers' }).click();
+    await page.getByRole('status').filter({ hasText: '2 of 2 generated' }).waitFor();
+    const fiveOff = (await api.get('/api/v1/campaigns?limit=100')).body.data.find((c: any) => c.name === 'Five off');
+    expect(fiveOff).toMatchObject({ currency: null, voucher: { discount: { type: 'AMOUNT', amountOff: 500 } } });
+    const made = (await api.get(`/api/v1/vouchers?campaignId=${fiveOff.id}`)).body.data;
+    expect(made.map((v: any) => v.currency)).toEqual(['EUR', 'EUR']);
+
+    const mug = await api.create('/api/v1/rewards', { name: 'Dashboard mug', type: 'MATERIAL' });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Bring a friend');
+    await page.getByLabel('Type').selectOption('REFERRAL_PROGRAM');
+    await page.getByLabel('Value').fill('10');
+    await page.getByLabel('Referrer reward').selectOption({ label: 'Dashboard mug' });
+    await shot('campaign-referral-form');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).getByText('Bring a friend').waitFor();
+    const referral = (await api.get('/api/v1/campaigns?type=REFERRAL_PROGRAM')).body.data.find((c: any) => c.name === 'Bring a friend');
+    expect(referral.referral).toMatchObject({ referrerRewards: [{ rewardId: mug.id }] });
+  }, 60_000);
+
   it('shows a customer with their redemptions', async () => {
     await page.getByRole('link', { name: 'Customers' }).click();
     await page.getByLabel('Email or source id').fill('cust-ada');
@@ -300,8 +355,10 @@ describe('the dashboard in Chromium', () => {
 
   it('shows a referral program\'s conversions', async () => {
     const api = service.api(key);
+    const mug = await api.create('/api/v1/rewards', { name: 'Thank-you mug', type: 'MATERIAL' });
     const program = await api.create('/api/v1/campaigns', {
-      name: 'Dash referrals', type: 'REFERRAL_PROGRAM', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } }, referral: { confirmOn: 'REDEMPTION' },
+      name: 'Dash referrals', type: 'REFERRAL_PROGRAM', currency: 'EUR', voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } },
+      referral: { confirmOn: 'REDEMPTION', referrerRewards: [{ rewardId: mug.id }] },
     });
     const code = (await api.post(`/api/v1/referrals/programs/${program.id}/codes`, { customer: { sourceId: 'dash-referrer' } })).body.code;
     expect((await api.post(`/api/v1/vouchers/${code}/redemption`, { order: { amount: 2_000, currency: 'EUR' }, customer: { sourceId: 'dash-referee' } })).body.ok).toBe(true);

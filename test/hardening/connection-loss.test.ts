@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { baseEnv, freePort, isAlive, spawnService, type ServiceProcess } from '../support/processes.js';
 
 let db: TestDatabase;
 let service: ServiceProcess;
@@ -160,4 +160,13 @@ describe('a lost database connection', () => {
     expect(await answersWithin(`http://127.0.0.1:${workerPort}/health`, 30_000), 'the new worker is healthy').toBe(true);
     expect(service.output()).toContain('background worker exited; starting another');
   }, 60_000);
+
+  it('leaves no process behind when the primary is killed with -9: web processes and the worker follow it', async () => {
+    const children = processTree(service.child.pid!).filter((pid) => pid !== service.child.pid);
+    expect(children.length).toBeGreaterThanOrEqual(3);
+    service.child.kill('SIGKILL');
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && children.some(isAlive)) await sleep(200);
+    expect(children.filter(isAlive), 'still running after their primary died').toEqual([]);
+  }, 30_000);
 });

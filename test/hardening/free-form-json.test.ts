@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH } from '../../src/contract/common.schemas.js';
 import type { Operation } from '../../src/contract/operation.js';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { freeFormPaths } from '../../src/transports/operation-input.js';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/contract/operation.js';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Operation } from '../../src/contract/operation.js';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

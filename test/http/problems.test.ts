@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { z } from 'zod';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { startTestService, type TestService } from '../support/service.js';

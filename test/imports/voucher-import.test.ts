@@ -159,6 +159,20 @@ describe('vouchers.import: happy path', () => {
   });
 });
 
+describe('vouchers.import: currency', () => {
+  it("gives imported codes the workspace's default currency when their campaign's money template names none", async () => {
+    const { key, workspaceId } = await service.newWorkspace();
+    const api = service.api(key);
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    const campaign = await api.create('/api/v1/campaigns', { name: 'Unpriced', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 500 } } });
+    const posted = await postBody(service.baseUrl, `/api/v1/vouchers/import?campaignId=${campaign.id}`, key, 'code\nDEF-1\nDEF-2\n', CSV);
+    expect(posted.status, JSON.stringify(posted.body)).toBe(202);
+    expect(await awaitImport(service, key, posted.body.id)).toMatchObject({ status: 'SUCCEEDED', counts: { read: 2, inserted: 2 } });
+    const { rows } = await service.pool.query('SELECT code, currency FROM vouchers WHERE workspace_id = $1 ORDER BY code', [workspaceId]);
+    expect(rows).toEqual([{ code: 'DEF-1', currency: 'EUR' }, { code: 'DEF-2', currency: 'EUR' }]);
+  });
+});
+
 describe('vouchers.import: races', () => {
   it('lands each code once when imports of the same codes race, without a deadlock, and their counts add up', async () => {
     const { key, workspaceId } = await service.newWorkspace();

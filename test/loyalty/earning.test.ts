@@ -65,6 +65,28 @@ describe('earning on paid orders', () => {
     expect(await eventsOf(workspaceId, 'loyalty.member.created')).toHaveLength(1);
   });
 
+  it('earns for an order created PAID or FULFILLED exactly as for one moved to PAID, and nothing for one created CANCELED', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await createProgram(api);
+    const r = await rule(api, programId, { points: { type: 'PER_AMOUNT', every: 100, points: 1 } });
+    const customerId = await createCustomer(api);
+    const create = (amount: number, status: string) => api.create('/api/v1/orders', { amount, currency: 'EUR', customer: { id: customerId }, status });
+    const paid = await create(2_500, 'PAID');
+    const fulfilled = await create(4_000, 'FULFILLED');
+    await create(9_900, 'CANCELED');
+    await drainInbox(service.pool);
+
+    const m = await memberOf(api, customerId);
+    expect(m).toMatchObject({ programId, balance: 65, lifetimeEarned: 65 });
+    const earned = (await transactions(api, m.id)).map((e) => [e.type, e.amount, e.orderId, e.earningRuleId]);
+    expect(earned).toEqual(expect.arrayContaining([
+      ['POINTS_EARNED', 25, paid.id, r.id],
+      ['POINTS_EARNED', 40, fulfilled.id, r.id],
+    ]));
+    expect(earned).toHaveLength(2);
+    expect(await eventsOf(workspaceId, 'loyalty.points.earned')).toHaveLength(2);
+  });
+
   it('earns only where the validation rules hold, and joins no one without autoJoin', async () => {
     const { api } = await service.newWorkspace();
     const bigOrders = await api.create('/api/v1/validation-rules', { name: 'big', conditions: { field: 'order.amount', op: 'gte', value: 5_000 } });

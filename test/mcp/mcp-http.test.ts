@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { hasScope } from '../../src/contract/scopes.js';
 import { packageVersion } from '../../src/platform/paths.js';
 import { startTestService, type TestService } from '../support/service.js';

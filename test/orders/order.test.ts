@@ -157,6 +157,35 @@ describe('orders: happy path', () => {
     ]);
   });
 
+  it('records, for an order created in a later status, the events of the moves that status stands for, in its transaction', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const paid = await createOrder(api, { sourceId: 'P-1', status: 'PAID' });
+    const fulfilled = await createOrder(api, { status: 'FULFILLED' });
+    const canceled = await createOrder(api, { sourceId: 'C-1', status: 'CANCELED' });
+    // Written in one transaction: the same created_at, so listed by type.
+    const events = await orderEvents(workspaceId);
+    const of = (orderId: string) => events.filter((e) => e.payload.orderId === orderId).map((e) => ({ type: e.type, payload: e.payload }));
+    expect(of(paid.id)).toEqual([
+      { type: 'order.created', payload: { orderId: paid.id, sourceId: 'P-1', amount: 4000, currency: 'EUR', status: 'PAID' } },
+      { type: 'order.paid', payload: { orderId: paid.id, sourceId: 'P-1', status: 'PAID' } },
+    ]);
+    expect(of(fulfilled.id)).toEqual([
+      { type: 'order.created', payload: { orderId: fulfilled.id, amount: 4000, currency: 'EUR', status: 'FULFILLED' } },
+      { type: 'order.fulfilled', payload: { orderId: fulfilled.id, status: 'FULFILLED' } },
+      { type: 'order.paid', payload: { orderId: fulfilled.id, status: 'PAID' } },
+    ]);
+    expect(of(canceled.id)).toEqual([
+      { type: 'order.canceled', payload: { orderId: canceled.id, sourceId: 'C-1', status: 'CANCELED' } },
+      { type: 'order.created', payload: { orderId: canceled.id, sourceId: 'C-1', amount: 4000, currency: 'EUR', status: 'CANCELED' } },
+    ]);
+    // One transaction wrote the order and all of its events (now() is the transaction's start).
+    const { rows } = await service.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM events e JOIN orders o ON o.id::text = e.payload->>'orderId' WHERE e.workspace_id = $1 AND e.created_at <> o.created_at`,
+      [workspaceId],
+    );
+    expect(rows[0]!.n).toBe(0);
+  });
+
   it('treats the current status again as a no-op 200 without an event, still applying the other fields', async () => {
     const { api, workspaceId } = await service.newWorkspace();
     const order = await createOrder(api, { status: 'PAID' });
@@ -166,7 +195,8 @@ describe('orders: happy path', () => {
     const withMetadata = await api.patch(`/api/v1/orders/${order.id}`, { status: 'PAID', metadata: { note: 'x' } });
     expect(withMetadata.body).toMatchObject({ status: 'PAID', metadata: { note: 'x' } });
     expect((await api.patch(`/api/v1/orders/${order.id}`, {})).body).toEqual(withMetadata.body);
-    expect((await orderEvents(workspaceId)).map((e) => e.type)).toEqual(['order.created']);
+    // The order was created paid: its creation recorded order.paid; setting PAID again records nothing more.
+    expect((await orderEvents(workspaceId)).map((e) => e.type)).toEqual(['order.created', 'order.paid']);
   });
 
   it('writes each event in the transaction of its change', async () => {

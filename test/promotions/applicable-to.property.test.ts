@@ -2,7 +2,7 @@
 // more than what is left of them, and the item shares always add up to the discount exactly.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideSingle, type VoucherSnapshot } from '../../src/domains/redemptions/redemption.rules.js';
+import { decideSingle, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
 
 const products = ['shoes', 'socks', 'hats'];
 

@@ -1,8 +1,8 @@
 // Property tests (fast-check) of the discount math and the stack rules: pure functions, many random cases.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocate, cappedDiscount, percentOf, type LineState } from '../../src/domains/redemptions/discount.rules.js';
-import { evaluateStack, pointsFor, pointsWorth, type StackEntry, type VoucherSnapshot } from '../../src/domains/redemptions/redemption.rules.js';
+import { allocate, cappedDiscount, percentOf, type LineState } from '../../src/checkout/discount.rules.js';
+import { evaluateStack, pointsFor, pointsWorth, type StackEntry, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
 
 const money = fc.integer({ min: 0, max: 10_000_000 });
 

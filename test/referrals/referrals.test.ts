@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
-import { reactToNextReferralEvent } from '../../src/domains/referrals/index.js';
+import { reactToNextReferralEvent } from '../../src/orchestration/index.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -20,13 +20,18 @@ async function drainReferrals(): Promise<void> {
 
 const order = (amount = 5_000) => ({ id: `o-${randomUUID()}`, amount, currency: 'EUR' });
 
+/** A reward of the catalog that issues nothing by itself (a thank-you the shop hands over). */
+async function thankYouReward(api: ApiClient): Promise<string> {
+  return (await api.create('/api/v1/rewards', { name: 'Thank-you mug', type: 'MATERIAL' })).id;
+}
+
 async function referralProgram(api: ApiClient, referral: Record<string, unknown> = {}): Promise<string> {
   const program = await api.create('/api/v1/campaigns', {
     name: `Refer a friend ${randomUUID().slice(0, 6)}`,
     type: 'REFERRAL_PROGRAM',
     currency: 'EUR',
     voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } },
-    referral: { confirmOn: 'REDEMPTION', ...referral },
+    referral: { confirmOn: 'REDEMPTION', referrerRewards: referral.referrerRewards ?? [{ rewardId: await thankYouReward(api) }], ...referral },
   });
   return program.id;
 }
@@ -43,12 +48,13 @@ const redeem = (api: ApiClient, code: string, customer?: Record<string, unknown>
 describe('referral codes', () => {
   it('gives a referrer one code per program: 201 the first time, 200 with the same code after; a voucher of the program', async () => {
     const { api, workspaceId } = await service.newWorkspace();
-    const programId = await referralProgram(api, { maxConversionsPerReferrer: 3 });
+    const mug = await thankYouReward(api);
+    const programId = await referralProgram(api, { maxConversionsPerReferrer: 3, referrerRewards: [{ rewardId: mug }] });
     expect((await api.get(`/api/v1/campaigns/${programId}`)).body.referral).toEqual({
       confirmOn: 'REDEMPTION',
       refereeMustBeNew: true,
       maxConversionsPerReferrer: 3,
-      referrerRewards: [],
+      referrerRewards: [{ rewardId: mug }],
     });
     const first = await api.post(`/api/v1/referrals/programs/${programId}/codes`, { customer: { sourceId: 'alice' } });
     expect(first.status).toBe(201);
@@ -70,6 +76,53 @@ describe('referral codes', () => {
     const events = await service.pool.query(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1 AND type = 'referral.code.created'`, [workspaceId]);
     expect(events.rows[0].n).toBe(2);
     expect((await api.post(`/api/v1/referrals/programs/${randomUUID()}/codes`, { customer: { sourceId: 'x' } })).status).toBe(404);
+  });
+});
+
+describe('referral program settings', () => {
+  const program = (referral?: Record<string, unknown>) => ({
+    name: 'Refer a friend',
+    type: 'REFERRAL_PROGRAM',
+    currency: 'EUR',
+    voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } },
+    ...(referral ? { referral } : {}),
+  });
+
+  it('refuses a program without referrer rewards with 400 invalid_request naming the field, and creates nothing', async () => {
+    const { api } = await service.newWorkspace();
+    for (const body of [program(), program({ confirmOn: 'ORDER_PAID' }), program({ referrerRewards: [] })]) {
+      const res = await api.post('/api/v1/campaigns', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body).toMatchObject({ code: 'invalid_request', errors: [expect.objectContaining({ path: 'body.referral.referrerRewards' })] });
+    }
+    expect((await api.get('/api/v1/campaigns')).body.data).toEqual([]);
+  });
+
+  it('replaces the settings on update only with referrer rewards again; an update without referral keeps them', async () => {
+    const { api } = await service.newWorkspace();
+    const mug = await thankYouReward(api);
+    const created = await api.create('/api/v1/campaigns', program({ referrerRewards: [{ rewardId: mug }] }));
+    const dropped = await api.patch(`/api/v1/campaigns/${created.id}`, { referral: { confirmOn: 'REDEMPTION' } });
+    expect(dropped.status).toBe(400);
+    expect(dropped.body).toMatchObject({ code: 'invalid_request', errors: [expect.objectContaining({ path: 'body.referral.referrerRewards' })] });
+    expect((await api.patch(`/api/v1/campaigns/${created.id}`, { referral: { referrerRewards: [] } })).status).toBe(400);
+    expect((await api.get(`/api/v1/campaigns/${created.id}`)).body.referral).toMatchObject({ confirmOn: 'ORDER_PAID', referrerRewards: [{ rewardId: mug }] });
+
+    const renamed = await api.patch(`/api/v1/campaigns/${created.id}`, { name: 'Bring a friend' });
+    expect(renamed.body.referral).toMatchObject({ referrerRewards: [{ rewardId: mug }] });
+    const cup = await thankYouReward(api);
+    const replaced = await api.patch(`/api/v1/campaigns/${created.id}`, { referral: { confirmOn: 'REDEMPTION', referrerRewards: [{ rewardId: cup }] } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.referral).toEqual({ confirmOn: 'REDEMPTION', refereeMustBeNew: true, referrerRewards: [{ rewardId: cup }] });
+  });
+
+  it("makes referral codes in the workspace's default currency when the program's money template names none", async () => {
+    const { api } = await service.newWorkspace();
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    const { currency: _, ...unpriced } = program({ referrerRewards: [{ rewardId: await thankYouReward(api) }] });
+    const created = await api.create('/api/v1/campaigns', unpriced);
+    const code = await codeFor(api, created.id, { sourceId: 'alice' });
+    expect((await api.get(`/api/v1/vouchers/${code}`)).body).toMatchObject({ currency: 'EUR', discount: { type: 'AMOUNT', amountOff: 500 } });
   });
 });
 
@@ -210,6 +263,23 @@ describe('conversions at checkout', () => {
     await drainReferrals();
     expect(await statusOf()).toEqual(['REVERTED']);
     expect(await eventsOf('referral.conversion.reverted')).toEqual([expect.objectContaining({ code, reason: 'ORDER_CANCELED' })]);
+  });
+
+  it('confirms a pending conversion when its order is created already paid, as when it is moved to PAID', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const programId = await referralProgram(api, { confirmOn: 'ORDER_PAID' });
+    const code = await codeFor(api, programId, { sourceId: 'alice' });
+    // The checkout redeems first; the shop records the order afterwards, paid (or fulfilled) at once.
+    for (const [sourceId, status, referee] of [['web-2001', 'PAID', 'dave'], ['web-2002', 'FULFILLED', 'erin']] as const) {
+      const redeemed = await api.post(`/api/v1/vouchers/${code}/redemption`, { order: { id: sourceId, amount: 5_000, currency: 'EUR' }, customer: { sourceId: referee } });
+      expect(redeemed.body.ok).toBe(true);
+      await api.create('/api/v1/orders', { sourceId, amount: 5_000, currency: 'EUR', customer: { sourceId: referee }, status });
+    }
+    await drainReferrals();
+    const conversions = (await api.get(`/api/v1/referrals/programs/${programId}/conversions`)).body.data;
+    expect(conversions.map((c: { status: string }) => c.status)).toEqual(['CONFIRMED', 'CONFIRMED']);
+    const confirmed = await service.pool.query(`SELECT payload->>'orderId' AS "orderId" FROM events WHERE workspace_id = $1 AND type = 'referral.conversion.confirmed'`, [workspaceId]);
+    expect(confirmed.rows.map((r) => r.orderId).sort()).toEqual(['web-2001', 'web-2002']);
   });
 
   it('converts by a custom event naming the code, with the same refusals, sharing the cap with checkout under races', async () => {

@@ -104,7 +104,7 @@ describe('RPC errors', () => {
   });
 
   it('never answers 5xx to arbitrary JSON inputs on any operation', async () => {
-    const { operations } = await import('../../src/contract/registry.js');
+    const { operations } = await import('../../src/registry.js');
     const junk = [{}, { id: 1 }, { code: '' }, { limit: 'x', cursor: 'zzz' }, { name: 'n'.repeat(5000) }, { code: '\u0000' }, null, 'text', 42];
     for (const op of operations) {
       for (const input of junk) {

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/client/index.js';
-import { operations } from '../../src/contract/registry.js';
+import { operations } from '../../src/registry.js';
 import { runCliProcess } from '../cli/cli-process.js';
 import { throwawayHandlers } from '../cli/fixtures/throwaway-operations.mjs';
 import { startServiceWithOperations, type ServiceWithOperations } from './service-with-operations.js';

@@ -2,8 +2,8 @@
 // combinators, every/some, De Morgan, totality, and failure paths that resolve to a node of the tree.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateConditions, type RuleFacts } from '../../src/domains/rules/condition.rules.js';
-import { CONDITION_FIELDS, CONDITION_OPS, ConditionTree, type ConditionLeaf } from '../../src/domains/rules/condition.schemas.js';
+import { evaluateConditions, type RuleFacts } from '../../src/checkout/condition.rules.js';
+import { CONDITION_FIELDS, CONDITION_OPS, ConditionTree, type ConditionLeaf } from '../../src/contract/condition.schemas.js';
 
 const SEGMENTS = ['0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31', '1c7a5d2f-9e3b-4a68-8d66-8a1a3b2e0f42'];
 const WORDS = ['EUR', 'USD', 'gold', 'web', 'p-1', 'p-2', 'sku-1', 'sku-2', 'ada@example.com', '', 'a', ...SEGMENTS];

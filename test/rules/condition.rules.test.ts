@@ -1,8 +1,8 @@
 // The condition evaluator field by field and op by op: scalars, lists, missing fields, applicableTo, failure paths,
 // and local time in a zone with daylight saving time.
 import { describe, expect, it } from 'vitest';
-import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts, type RuleFacts } from '../../src/domains/rules/condition.rules.js';
-import { ConditionTree, type ConditionLeaf } from '../../src/domains/rules/condition.schemas.js';
+import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts, type RuleFacts } from '../../src/checkout/condition.rules.js';
+import { ConditionTree, type ConditionLeaf } from '../../src/contract/condition.schemas.js';
 
 const SEG_A = '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31';
 const SEG_B = '1c7a5d2f-9e3b-4a68-8d66-8a1a3b2e0f42';

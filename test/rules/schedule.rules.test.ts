@@ -1,7 +1,7 @@
 // Schedules: local days and [start, end) windows in the schedule's zone (else the default), and what the schema refuses.
 import { describe, expect, it } from 'vitest';
-import { withinSchedule } from '../../src/domains/rules/schedule.rules.js';
-import { Schedule } from '../../src/domains/rules/schedule.schemas.js';
+import { withinSchedule } from '../../src/checkout/schedule.rules.js';
+import { Schedule } from '../../src/contract/schedule.schemas.js';
 
 const at = (iso: string) => Date.parse(iso);
 

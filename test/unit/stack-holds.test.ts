@@ -2,7 +2,7 @@
 // the hold and its release; otherwise the voucher is read again. Decided on real cache entries and the real commit
 // bookkeeping (committed-state.ts), in memory: the database side is raced in test/redemptions/races.test.ts.
 import { describe, expect, it } from 'vitest';
-import type { VoucherSnapshot } from '../../src/domains/redemptions/redemption.rules.js';
+import type { VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
 import { applyCommitted } from '../../src/engine/partition/committed-state.js';
 import { SessionChanges } from '../../src/engine/partition/session-reservations.js';
 import { StackHolds } from '../../src/engine/partition/stack-holds.js';

@@ -331,7 +331,11 @@ describe('vouchers: errors', () => {
     // the campaign's currency is enough, for a creation and a generation from its template
     const priced = await createCampaign(api, { currency: 'EUR', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
     expect((await api.post('/api/v1/vouchers', { campaignId: priced.id })).status).toBe(201);
-    const bare = await createCampaign(api, { voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    // a campaign whose money template names no currency cannot be made any more; one made before the rule cannot generate
+    const refusedCampaign = await api.post('/api/v1/campaigns', { name: 'Bare', type: 'DISCOUNT_COUPONS', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    expect(refusedCampaign.body).toMatchObject({ status: 400, code: 'currency_required' });
+    const bare = await createCampaign(api, { currency: 'EUR', voucher: { discount: { type: 'AMOUNT', amountOff: 100 } } });
+    await service.pool.query('UPDATE campaigns SET currency = NULL WHERE id = $1', [bare.id]);
     const generated = await api.post(`/api/v1/campaigns/${bare.id}/vouchers/generate`, { count: 3 });
     expect(generated.status).toBe(400);
     expect(generated.body).toMatchObject({ code: 'currency_required', errors: [{ path: 'campaign.voucher.currency' }] });
@@ -341,6 +345,22 @@ describe('vouchers: errors', () => {
     const priced2 = await api.patch('/api/v1/vouchers/M-PCT', { discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'USD' });
     expect(priced2.body).toMatchObject({ currency: 'USD', discount: { type: 'AMOUNT', amountOff: 100 } });
     expect((await api.patch('/api/v1/vouchers/M-PCT', { currency: 'EUR' })).body).toMatchObject({ status: 400, errors: [{ path: 'body.currency' }] });
+  });
+
+  it("gives a voucher whose money neither it nor its campaign prices the workspace's default currency, at creation and by PATCH", async () => {
+    const { api } = await service.newWorkspace();
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    const made = await api.post('/api/v1/vouchers', { code: 'D-AMOUNT', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.currency).toBe('EUR');
+    // Shares of the order stay without one: they fit an order in any currency.
+    const percent = await api.post('/api/v1/vouchers', { code: 'D-PCT', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } });
+    expect(percent.body.currency).toBeNull();
+    const patched = await api.patch('/api/v1/vouchers/D-PCT', { maxDiscount: 300 });
+    expect(patched.body).toMatchObject({ maxDiscount: 300, currency: 'EUR' });
+    const redeemed = await api.post('/api/v1/vouchers/D-AMOUNT/redemption', { order: { amount: 2_000, currency: 'EUR' } });
+    expect(redeemed.body).toMatchObject({ ok: true, redemption: { amount: 500 } });
+    expect((await api.post('/api/v1/vouchers/D-AMOUNT/validate', { order: { amount: 2_000, currency: 'USD' } })).body).toMatchObject({ valid: false, code: 'currency_mismatch' });
   });
 
   it('refuses a voucher without the parts its type needs', async () => {

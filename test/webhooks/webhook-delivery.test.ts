@@ -1,7 +1,7 @@
 // Webhook delivery end to end: the API records an event, the real pipeline (pg-boss, dispatcher, HTTP) delivers it to
 // a real receiver on 127.0.0.1, signed so that an independent HMAC and the client verifier both accept it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../src/client/webhook-signature.js';
+import { verifyWebhookSignature } from '../../src/platform/webhook-signature.js';
 import { recordEvent, recordEvents } from '../../src/domains/events/index.js';
 import { withTransaction } from '../../src/platform/database.js';
 import { startReceiver, type Receiver } from './receiver.js';

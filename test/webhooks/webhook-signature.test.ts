@@ -2,7 +2,7 @@
 // future timestamps and malformed headers.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { computeWebhookSignature, signWebhookPayload, verifyWebhookSignature } from '../../src/client/webhook-signature.js';
+import { computeWebhookSignature, signWebhookPayload, verifyWebhookSignature } from '../../src/platform/webhook-signature.js';
 
 const body = '{"id":"0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31","type":"customer.created","payload":{"email":"ä@example.com"},"createdAt":"2026-11-21T10:00:00.000Z"}';
 const secret = 'whsec_test_secret';

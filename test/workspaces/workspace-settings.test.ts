@@ -1,3 +1,5 @@
+// Workspace settings over real HTTP and a real PostgreSQL: name, stack limit, time zone, rate limit and the default
+// currency, each change audited and announced (workspace.updated) in its transaction.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -12,7 +14,35 @@ describe('workspace settings: happy path', () => {
     const { api, workspaceId } = await service.newWorkspace();
     const res = await api.get('/api/v1/workspace');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: workspaceId, stackLimit: 5, timeZone: 'UTC' });
+    expect(res.body).toMatchObject({ id: workspaceId, stackLimit: 5, timeZone: 'UTC', defaultCurrency: null });
+  });
+
+  it('sets and changes the default currency, each change with its audit entry and workspace.updated event in one transaction', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const set = await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ id: workspaceId, defaultCurrency: 'EUR', timeZone: 'UTC' });
+    expect((await api.get('/api/v1/workspace')).body).toEqual(set.body);
+    const changed = await api.patch('/api/v1/workspace', { defaultCurrency: 'USD', name: 'Acme US' });
+    expect(changed.body).toMatchObject({ name: 'Acme US', defaultCurrency: 'USD' });
+    expect((await api.patch('/api/v1/workspace', { name: 'Acme' })).body.defaultCurrency).toBe('USD');
+
+    const { rows: entries } = await service.pool.query(
+      `SELECT changes, created_at, xmin::text AS tx FROM audit_entries WHERE workspace_id = $1 AND operation = 'workspaces.update' ORDER BY created_at`,
+      [workspaceId],
+    );
+    expect(entries.map((e) => [e.changes.before.defaultCurrency, e.changes.after.defaultCurrency])).toEqual([[null, 'EUR'], ['EUR', 'USD'], ['USD', 'USD']]);
+    const { rows: events } = await service.pool.query(
+      `SELECT payload, xmin::text AS tx FROM events WHERE workspace_id = $1 AND type = 'workspace.updated' ORDER BY created_at`,
+      [workspaceId],
+    );
+    expect(events.map((e) => e.payload)).toEqual([
+      { workspaceId, workspace: set.body },
+      { workspaceId, workspace: changed.body },
+      { workspaceId, workspace: expect.objectContaining({ name: 'Acme', defaultCurrency: 'USD' }) },
+    ]);
+    // Each event was written by the transaction that wrote its entry (the rows' xmin).
+    expect(events.map((e) => e.tx)).toEqual(entries.map((e) => e.tx));
   });
 
   it('updates name, stack limit and time zone, and reads them back', async () => {
@@ -78,13 +108,27 @@ describe('workspace settings: errors', () => {
       [{ stackLimit: 31 }, 'body.stackLimit'],
       [{ stackLimit: 2.5 }, 'body.stackLimit'],
       [{ name: '' }, 'body.name'],
+      [{ defaultCurrency: 'eur' }, 'body.defaultCurrency'],
+      [{ defaultCurrency: 'EURO' }, 'body.defaultCurrency'],
+      [{ defaultCurrency: 42 }, 'body.defaultCurrency'],
     ] as const) {
       const res = await api.patch('/api/v1/workspace', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.code).toBe('invalid_request');
       expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
     }
-    expect((await api.get('/api/v1/workspace')).body).toMatchObject({ stackLimit: 5, timeZone: 'UTC' });
+    expect((await api.get('/api/v1/workspace')).body).toMatchObject({ stackLimit: 5, timeZone: 'UTC', defaultCurrency: null });
+  });
+
+  it('refuses to remove a default currency once set (campaigns may rely on it), changing nothing', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' });
+    const removed = await api.patch('/api/v1/workspace', { defaultCurrency: null, name: 'Renamed' });
+    expect(removed.status).toBe(400);
+    expect(removed.body.errors.map((e: { path: string }) => e.path)).toContain('body.defaultCurrency');
+    expect((await api.get('/api/v1/workspace')).body).toMatchObject({ defaultCurrency: 'EUR', name: expect.not.stringMatching('Renamed') });
+    const { rows } = await service.pool.query(`SELECT count(*)::int AS n FROM events WHERE workspace_id = $1 AND type = 'workspace.updated'`, [workspaceId]);
+    expect(rows[0].n).toBe(1);
   });
 });
 
@@ -95,6 +139,8 @@ describe('workspace settings: security', () => {
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('forbidden');
     expect((await api.get('/api/v1/workspace')).body.timeZone).toBe('UTC');
+    expect((await api.patch('/api/v1/workspace', { defaultCurrency: 'EUR' })).status).toBe(403);
+    expect((await api.get('/api/v1/workspace')).body.defaultCurrency).toBeNull();
   });
 
   it('lets a workspaces:write key change its own workspace only', async () => {

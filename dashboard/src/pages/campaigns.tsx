@@ -1,10 +1,11 @@
-// Campaigns: the list, create and edit (with the voucher template's value), and a campaign's page: its vouchers and
-// bulk generation with progress. Write controls only for roles that may.
+// Campaigns: the list, create and edit (the voucher template's value, its currency or the workspace default, a referral
+// program's referrer reward), and a campaign's page: its vouchers and bulk generation. Write controls only for roles that may.
 import { useCallback, useState } from 'preact/hooks';
 import type { InputOf, OutputOf } from '../../../src/client/operation-types.js';
 import { call } from '../api.js';
 import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
+import { CurrencyField, ReferrerReward } from './campaign-fields.js';
 import { discountText, VoucherColumns } from './vouchers.js';
 
 type Campaign = OutputOf<'campaigns.get'>;
@@ -34,6 +35,7 @@ interface Draft {
   value: 'none' | 'percent' | 'amount' | 'gift';
   amount: string;
   redemptionLimit: string;
+  referrerRewardId: string;
 }
 
 function draftOf(c: Campaign | undefined): Draft {
@@ -47,15 +49,16 @@ function draftOf(c: Campaign | undefined): Draft {
     value: t?.gift ? 'gift' : d?.type === 'PERCENT' ? 'percent' : d?.type === 'AMOUNT' ? 'amount' : c ? 'none' : 'percent',
     amount: t?.gift ? majorUnits(t.gift.amount) : d?.type === 'PERCENT' ? String(d.percentOff) : d?.type === 'AMOUNT' ? majorUnits(d.amountOff) : '',
     redemptionLimit: t?.redemptionLimit == null ? '' : String(t.redemptionLimit),
+    referrerRewardId: c?.referral?.referrerRewards[0]?.rewardId ?? '',
   };
 }
 
 /** The template the form describes, on top of what the campaign had (fields the form does not show are kept). */
-function templateOf(draft: Draft, previous: Template | null | undefined): Template | undefined | string {
+function templateOf(draft: Draft, previous: Template | null | undefined, defaultCurrency: string | null | undefined): Template | undefined | string {
   const base: Template = { ...(previous ?? {}) };
   delete base.discount;
   delete base.gift;
-  const currency = draft.currency.trim().toUpperCase();
+  const currency = draft.currency.trim().toUpperCase() || defaultCurrency || '';
   if (draft.value === 'percent') {
     const p = Number(draft.amount);
     if (!(p > 0 && p <= 100)) return 'Percent off must be more than 0 and at most 100.';
@@ -76,19 +79,27 @@ function templateOf(draft: Draft, previous: Template | null | undefined): Templa
   return Object.keys(base).length ? base : undefined;
 }
 
-function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; onSaved: (c: Campaign) => void; onCancel: () => void }) {
+function CampaignForm({ campaign, can, onSaved, onCancel }: { campaign?: Campaign; can: PageProps['can']; onSaved: (c: Campaign) => void; onCancel: () => void }) {
   const [draft, setDraft] = useState<Draft>(draftOf(campaign));
   const [error, setError] = useState<unknown>(undefined);
+  // undefined: not known (the role cannot read the workspace); null: the workspace has none.
+  const workspace = useLoad(() => (can('workspaces:read') ? call('workspaces.current', {}) : Promise.resolve(undefined)), []);
+  const defaultCurrency = workspace.value ? workspace.value.defaultCurrency : undefined;
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft({ ...draft, [key]: value });
+  const referral = (campaign?.type ?? draft.type) === 'REFERRAL_PROGRAM';
   const submit = async (event: Event) => {
     event.preventDefault();
-    const voucher = templateOf(draft, campaign?.voucher);
+    const voucher = templateOf(draft, campaign?.voucher, defaultCurrency);
     if (typeof voucher === 'string') return setError(new Error(voucher));
     const currency = draft.currency.trim().toUpperCase();
+    // The form shows the first referrer reward; the others a program may have are kept.
+    const others = campaign?.referral?.referrerRewards.slice(1) ?? [];
+    const changed = !campaign || draft.referrerRewardId !== campaign.referral?.referrerRewards[0]?.rewardId;
+    const settings = referral && changed ? { referral: { ...campaign?.referral, referrerRewards: [{ rewardId: draft.referrerRewardId }, ...others] } } : {};
     try {
       const saved = campaign
-        ? await call('campaigns.update', { id: campaign.id, name: draft.name, active: draft.active, currency: currency || null, voucher: voucher ?? null })
-        : await call('campaigns.create', { name: draft.name, type: draft.type, active: draft.active, ...(currency ? { currency } : {}), ...(voucher ? { voucher } : {}) });
+        ? await call('campaigns.update', { id: campaign.id, name: draft.name, active: draft.active, currency: currency || null, voucher: voucher ?? null, ...settings })
+        : await call('campaigns.create', { name: draft.name, type: draft.type, active: draft.active, ...(currency ? { currency } : {}), ...(voucher ? { voucher } : {}), ...settings });
       onSaved(saved);
     } catch (e) {
       setError(e);
@@ -110,8 +121,7 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
           </select>
         </>
       )}
-      <label for="campaign-currency">Currency</label>
-      <input id="campaign-currency" placeholder="EUR (optional)" maxLength={3} value={draft.currency} onInput={(e) => set('currency', e.currentTarget.value)} />
+      {referral && <ReferrerReward value={draft.referrerRewardId} onChange={(id) => set('referrerRewardId', id)} />}
       <label for="campaign-value">Each voucher gives</label>
       <div class="row">
         <select id="campaign-value" value={draft.value} onChange={(e) => set('value', e.currentTarget.value as Draft['value'])}>
@@ -124,6 +134,7 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
           <input aria-label="Value" required inputMode="decimal" placeholder={draft.value === 'percent' ? '10' : '25.00'} value={draft.amount} onInput={(e) => set('amount', e.currentTarget.value)} />
         )}
       </div>
+      <CurrencyField value={draft.currency} money={draft.value === 'amount' || draft.value === 'gift'} defaultCurrency={defaultCurrency} onInput={(value) => set('currency', value)} />
       <label for="campaign-limit">Uses per voucher</label>
       <input id="campaign-limit" inputMode="numeric" placeholder="unlimited" value={draft.redemptionLimit} onInput={(e) => set('redemptionLimit', e.currentTarget.value)} />
       <label class="check">
@@ -215,7 +226,7 @@ function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
         )}
       </PageHeader>
       <ErrorNote error={campaign.error} />
-      {c && editing && <CampaignForm campaign={c} onCancel={() => setEditing(false)} onSaved={() => (setEditing(false), campaign.reload())} />}
+      {c && editing && <CampaignForm campaign={c} can={can} onCancel={() => setEditing(false)} onSaved={() => (setEditing(false), campaign.reload())} />}
       {c && !editing && (
         <Facts>
           <Fact label="Type">{TYPE_LABELS[c.type]}</Fact>
@@ -248,7 +259,7 @@ function CampaignList({ can }: Pick<PageProps, 'can'>) {
           </button>
         )}
       </PageHeader>
-      {creating && <CampaignForm onCancel={() => setCreating(false)} onSaved={() => (setCreating(false), setVersion((v) => v + 1))} />}
+      {creating && <CampaignForm can={can} onCancel={() => setCreating(false)} onSaved={() => (setCreating(false), setVersion((v) => v + 1))} />}
       <PagedTable
         label="Campaigns"
         load={load}

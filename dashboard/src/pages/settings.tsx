@@ -1,5 +1,5 @@
 // Settings: API keys (create with chosen scopes, the plaintext shown once, revoke, last used), staff users and
-// invitations, and the workspace. Each part only for roles that may see it.
+// invitations, and the workspace (name, time zone, stack limit, default currency). Each part only for roles that may see it.
 import { useCallback, useState } from 'preact/hooks';
 import { ALL_SCOPES, type Scope } from '../../../src/contract/scopes.js';
 import { call } from '../api.js';
@@ -212,19 +212,30 @@ function StaffUsers({ can, session }: Pick<PageProps, 'can' | 'session'>) {
   );
 }
 
+const CURRENCY_HINT = 'Money in a campaign or voucher that names no currency is counted in this one (three letters, e.g. EUR)';
+
+interface WorkspaceDraft {
+  name: string;
+  timeZone: string;
+  stackLimit: string;
+  defaultCurrency: string;
+}
+
 function WorkspaceSettings({ can }: Pick<PageProps, 'can'>) {
   const workspace = useLoad(() => call('workspaces.current', {}), []);
-  const [draft, setDraft] = useState<{ name: string; timeZone: string; stackLimit: string } | undefined>(undefined);
+  const [draft, setDraft] = useState<WorkspaceDraft | undefined>(undefined);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const w = workspace.value;
-  const form = draft ?? (w ? { name: w.name, timeZone: w.timeZone, stackLimit: String(w.stackLimit) } : undefined);
+  const form = draft ?? (w ? { name: w.name, timeZone: w.timeZone, stackLimit: String(w.stackLimit), defaultCurrency: w.defaultCurrency ?? '' } : undefined);
   const writable = can('workspaces:write');
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!form) return;
+    const defaultCurrency = form.defaultCurrency.trim().toUpperCase();
+    if (!defaultCurrency && w?.defaultCurrency) return setError(new Error('The default currency can be changed, not removed: campaigns may rely on it.'));
     try {
-      await call('workspaces.update', { name: form.name, timeZone: form.timeZone, stackLimit: Number(form.stackLimit) });
+      await call('workspaces.update', { name: form.name, timeZone: form.timeZone, stackLimit: Number(form.stackLimit), ...(defaultCurrency ? { defaultCurrency } : {}) });
       setDraft(undefined);
       setSaved(true);
       setError(undefined);
@@ -233,7 +244,7 @@ function WorkspaceSettings({ can }: Pick<PageProps, 'can'>) {
       setError(e);
     }
   };
-  const edit = (key: 'name' | 'timeZone' | 'stackLimit', value: string) => (setSaved(false), setDraft({ ...form!, [key]: value }));
+  const edit = (key: keyof WorkspaceDraft, value: string) => (setSaved(false), setDraft({ ...form!, [key]: value }));
   return (
     <section class="settings-section">
       <div class="section-header">
@@ -248,6 +259,8 @@ function WorkspaceSettings({ can }: Pick<PageProps, 'can'>) {
           <input id="workspace-tz" required disabled={!writable} placeholder="Europe/Berlin" value={form.timeZone} onInput={(e) => edit('timeZone', e.currentTarget.value)} />
           <label for="workspace-stack">Vouchers per stack</label>
           <input id="workspace-stack" class="narrow" type="number" min={1} max={30} required disabled={!writable} value={form.stackLimit} onInput={(e) => edit('stackLimit', e.currentTarget.value)} />
+          <label for="workspace-currency">Default currency</label>
+          <input id="workspace-currency" class="narrow" maxLength={3} placeholder="none" title={CURRENCY_HINT} disabled={!writable} value={form.defaultCurrency} onInput={(e) => edit('defaultCurrency', e.currentTarget.value)} />
           {writable && (
             <button type="submit" class="button-primary" disabled={!draft}>
               Save workspace

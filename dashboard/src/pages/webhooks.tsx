@@ -1,7 +1,7 @@
 // Webhooks: the endpoints (create with the signing secret shown once), and an endpoint's page: its deliveries with
 // status, attempts, last response and next retry, a Replay per delivery, and secret rotation (new secret shown once).
 import { useCallback, useState } from 'preact/hooks';
-import type { EventType } from '../../../src/domains/events/event.schemas.js';
+import type { EventType } from '../../../src/contract/event.schemas.js';
 import { call } from '../api.js';
 import { Badge, ErrorNote, Fact, Facts, formatTime, PagedTable, PageHeader, RefusedPage, SecretOnce, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';

@@ -1,6 +1,6 @@
 // Budget periods of an instant in a time zone ('day:2026-11-21', 'week:2026-11-16', 'month:2026-11') and the usage
 // of a budget's current periods. Pure; shared with the redemption engine, which keys campaign_budget_usage rows alike.
-import type { Budget, BudgetLimit, BudgetUsage } from './campaign-budget.schemas.js';
+import type { Budget, BudgetLimit, BudgetUsage } from '../../contract/budget.schemas.js';
 
 export interface BudgetPeriods {
   day: string;

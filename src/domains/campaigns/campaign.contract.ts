@@ -16,7 +16,9 @@ export const campaignContract = {
     summary: 'Create a campaign',
     description:
       'The `voucher` template is copied into each voucher created in the campaign, for the fields its creation leaves out. ' +
-      '`validationRuleIds` must name rules of the workspace (400 naming the missing ones).',
+      '`validationRuleIds` must name rules of the workspace (400 naming the missing ones). A template whose amounts are ' +
+      'money (an AMOUNT or FIXED discount, an `amountLimit`, a `maxDiscount`) needs a currency: the template\'s, the ' +
+      "campaign's, or else the workspace's `defaultCurrency`, which its vouchers then take; with none, 400 `currency_required`.",
     tags,
     body: CreateCampaignBody,
     output: Campaign,
@@ -51,7 +53,9 @@ export const campaignContract = {
     summary: 'Update a campaign',
     description:
       'Fields left out keep their value; `type` cannot change. Existing vouchers keep what they copied from the template. ' +
-      'A new `budget` or `schedule` replaces the previous one whole; null removes it. Redemptions see the change at once.',
+      'A new `budget` or `schedule` replaces the previous one whole; null removes it. Redemptions see the change at once. ' +
+      'A change of `voucher` or `currency` that leaves a money template without a currency (and the workspace without a ' +
+      '`defaultCurrency`) is 400 `currency_required`.',
     tags,
     params,
     body: UpdateCampaignBody,

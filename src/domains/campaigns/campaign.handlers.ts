@@ -1,18 +1,25 @@
 // Campaign handlers: each write is one unit of work (the change, its audit entry and its event commit together); the
 // engine hears of a change after its commit.
 import { implement } from '../../contract/handler.js';
-import { invalidField as invalid, problem } from '../../contract/problems.js';
+import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
 import { unknownValidationRules } from '../rules/index.js';
-import { findWorkspace } from '../workspaces/index.js';
+import { templateCurrencyProblem } from '../../checkout/voucher-template.rules.js';
+import { findDefaultCurrency, findWorkspace } from '../workspaces/index.js';
 import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.rules.js';
 import { campaignContract } from './campaign.contract.js';
 import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, lockCampaign, updateCampaign } from './campaign.queries.js';
 import type { Campaign } from './campaign.schemas.js';
 import { LoyaltySettings } from './loyalty-settings.schemas.js';
-import { ReferralSettings } from './referral-settings.schemas.js';
 
 const notFound = () => problem('not_found', 'no such campaign');
+
+/** A template whose amounts are money is refused only when neither it, the campaign nor the workspace names a currency. */
+async function requireTemplateCurrency(tx: Sql, workspaceId: string, campaign: Pick<Campaign, 'currency' | 'voucher'>): Promise<void> {
+  if (!campaign.voucher) return;
+  const refusal = templateCurrencyProblem(campaign, await findDefaultCurrency(tx, workspaceId));
+  if (refusal) throw new ProblemError('currency_required', refusal.message, { errors: [refusal] });
+}
 
 /** The campaign with what its budget's current periods (in the workspace's time zone) used so far. */
 async function withBudgetUsage(db: Sql, workspaceId: string, campaign: Campaign): Promise<Campaign> {
@@ -28,13 +35,10 @@ export const campaignHandlers = implement(campaignContract, {
     return mutate(async ({ tx, record, emit }) => {
       const refusal = await unknownValidationRules(tx, actor.workspaceId, input.validationRuleIds);
       if (refusal) throw refusal;
-      // A loyalty program always has its settings, with their defaults when none were given.
-      const body =
-        input.type === 'LOYALTY_PROGRAM'
-          ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) }
-          : input.type === 'REFERRAL_PROGRAM'
-            ? { ...input, referral: input.referral ?? ReferralSettings.parse({}) }
-            : input;
+      await requireTemplateCurrency(tx, actor.workspaceId, { currency: input.currency ?? null, voucher: input.voucher ?? null });
+      // A loyalty program always has its settings, with their defaults when none were given (a referral program's
+      // are required by the body's schema).
+      const body = input.type === 'LOYALTY_PROGRAM' ? { ...input, loyalty: input.loyalty ?? LoyaltySettings.parse({}) } : input;
       const campaign = await insertCampaign(tx, actor.workspaceId, body);
       record({ resourceType: 'campaign', resourceId: campaign.id, after: campaign });
       emit('campaign.created', { campaignId: campaign.id, campaign });
@@ -59,6 +63,13 @@ export const campaignHandlers = implement(campaignContract, {
       if (patch.referral !== undefined && before.type !== 'REFERRAL_PROGRAM') throw invalid('body.referral', 'referral settings are for REFERRAL_PROGRAM campaigns');
       const refusal = await unknownValidationRules(tx, actor.workspaceId, patch.validationRuleIds);
       if (refusal) throw refusal;
+      // Only a patch that touches the template or the currency is checked: a rename never fails on an older template.
+      if (patch.voucher !== undefined || patch.currency !== undefined) {
+        await requireTemplateCurrency(tx, actor.workspaceId, {
+          currency: patch.currency !== undefined ? patch.currency : before.currency,
+          voucher: patch.voucher !== undefined ? patch.voucher : before.voucher,
+        });
+      }
       // The row is locked, so the update refuses only for its date guard.
       const after = await updateCampaign(tx, actor.workspaceId, id, patch);
       if (!after) throw invalid('body.expirationDate', 'expirationDate is before startDate');

@@ -1,11 +1,11 @@
 // Campaign resources: a campaign groups vouchers and holds the template its vouchers inherit from.
 import { z } from 'zod';
 import { Currency, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { Schedule } from '../rules/schedule.schemas.js';
-import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../vouchers/voucher.schemas.js';
-import { Budget, BudgetUsage } from './campaign-budget.schemas.js';
+import { Schedule } from '../../contract/schedule.schemas.js';
+import { DATES_OUT_OF_ORDER, datesInOrder, Priority, ValidationRuleIds, VoucherTemplate } from '../../contract/voucher-template.schemas.js';
+import { Budget, BudgetUsage } from '../../contract/budget.schemas.js';
 import { LoyaltySettings } from './loyalty-settings.schemas.js';
-import { ReferralSettings } from './referral-settings.schemas.js';
+import { ReferralSettings, ReferralSettingsBody } from './referral-settings.schemas.js';
 
 export const CampaignType = z
   .enum(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM', 'REFERRAL_PROGRAM', 'PROMOTION'])
@@ -68,16 +68,24 @@ export const CreateCampaignBody = settings
     exclusive: z.boolean().default(false),
     validationRuleIds: ValidationRuleIds.default([]),
     oncePerCustomer: Campaign.shape.oncePerCustomer.default(false),
+    referral: ReferralSettingsBody.optional().meta({ description: 'REFERRAL_PROGRAM campaigns only, and required there (with `referrerRewards`).' }),
     metadata: Metadata.default({}),
   })
   .refine(datesInOrder, DATES_OUT_OF_ORDER)
   .refine((c) => c.loyalty === undefined || c.type === 'LOYALTY_PROGRAM', { message: 'loyalty settings are for LOYALTY_PROGRAM campaigns', path: ['loyalty'] })
-  .refine((c) => c.referral === undefined || c.type === 'REFERRAL_PROGRAM', { message: 'referral settings are for REFERRAL_PROGRAM campaigns', path: ['referral'] });
+  .refine((c) => c.referral === undefined || c.type === 'REFERRAL_PROGRAM', { message: 'referral settings are for REFERRAL_PROGRAM campaigns', path: ['referral'] })
+  .refine((c) => c.referral !== undefined || c.type !== 'REFERRAL_PROGRAM', {
+    message: 'a REFERRAL_PROGRAM needs its referral settings, with referrerRewards',
+    path: ['referral', 'referrerRewards'],
+  });
 export type CreateCampaignBody = z.infer<typeof CreateCampaignBody>;
 
 export const UpdateCampaignBody = settings
   .partial()
-  .extend({ type: CampaignType.optional().meta({ description: 'Immutable: accepted only when it equals the current type.' }) })
+  .extend({
+    type: CampaignType.optional().meta({ description: 'Immutable: accepted only when it equals the current type.' }),
+    referral: ReferralSettingsBody.optional().meta({ description: 'Replaces the referral settings as a whole, so it names referrerRewards again.' }),
+  })
   .refine(datesInOrder, DATES_OUT_OF_ORDER);
 export type UpdateCampaignBody = z.infer<typeof UpdateCampaignBody>;
 

@@ -17,8 +17,20 @@ export const ReferralSettings = z
       .max(1_000_000_000)
       .optional()
       .meta({ description: 'Conversions of one referrer\'s code at most (`referrer_limit_reached`); its redemption limit.' }),
-    referrerRewards: z.array(z.object({ rewardId: Uuid })).max(10).default([]),
+    referrerRewards: z
+      .array(z.object({ rewardId: Uuid }))
+      .max(10)
+      .meta({ description: 'What the referrer is granted for each confirmed conversion (programs made before it was required may have none).' }),
     refereeRewardId: Uuid.optional(),
   })
   .meta({ id: 'ReferralSettings' });
 export type ReferralSettings = z.infer<typeof ReferralSettings>;
+
+/** The settings as a request gives them (create, or a PATCH that replaces them): at least one referrer reward. */
+export const ReferralSettingsBody = ReferralSettings.extend({
+  referrerRewards: z
+    .array(z.object({ rewardId: Uuid }))
+    .min(1)
+    .max(10)
+    .meta({ description: 'Required: what the referrer is granted for each confirmed conversion, 1..10 rewards of the catalog.' }),
+}).meta({ id: 'ReferralSettingsBody' });

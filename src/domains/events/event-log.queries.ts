@@ -3,7 +3,7 @@ import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage } from '../../platform/pagination.js';
 import type { Event, ListEventsQuery } from './event-log.schemas.js';
-import type { EventType } from './event.schemas.js';
+import type { EventType } from '../../contract/event.schemas.js';
 
 const COLUMNS = 'id, type, payload, created_at';
 

@@ -1,7 +1,7 @@
 // The event log's resources: an event as recorded (the webhook envelope) and the list filters.
 import { z } from 'zod';
 import { ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { EventTypeName } from './event.schemas.js';
+import { EventTypeName } from '../../contract/event.schemas.js';
 
 export const Event = z
   .object({

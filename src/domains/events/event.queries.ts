@@ -1,6 +1,6 @@
 // The outbox inserts, always called inside the transaction of the change they report.
 import type { Sql } from '../../platform/database.js';
-import type { EventType } from './event.schemas.js';
+import type { EventType } from '../../contract/event.schemas.js';
 
 export interface NewEvent {
   workspaceId: string;

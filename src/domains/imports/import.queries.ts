@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Sql } from '../../platform/database.js';
-import type { VoucherFields } from '../vouchers/voucher-template.rules.js';
+import type { VoucherFields } from '../../checkout/voucher-template.rules.js';
 import type { Import, ImportFormat, ImportKind, ImportRejection, ImportStatus, RejectionCode } from './import.schemas.js';
 import { MAX_REPORTED_REJECTIONS } from './import.schemas.js';
 

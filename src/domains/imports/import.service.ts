@@ -16,7 +16,8 @@ import { customerCreatedPayload } from '../customers/index.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import { refreshCustomersSegments } from '../segments/index.js';
 import { applyVoucherTemplate } from '../vouchers/index.js';
-import type { VoucherFields } from '../vouchers/voucher-template.rules.js';
+import { findDefaultCurrency } from '../workspaces/index.js';
+import type { VoucherFields } from '../../checkout/voucher-template.rules.js';
 import { readRows, ROW_KINDS } from './import-rows.js';
 import {
   addImportRejections,
@@ -245,10 +246,11 @@ async function failImport(run: Run, error: unknown): Promise<void> {
 async function checkCampaigns(client: Sql, s: Staging, workspaceId: string): Promise<void> {
   const templates: Array<{ campaignId: string; fields: VoucherFields }> = [];
   const refused: Array<{ campaignId: string; reason: string }> = [];
+  const defaultCurrency = await findDefaultCurrency(client, workspaceId);
   for (const campaignId of await stagedCampaignIds(client, s, workspaceId)) {
     const campaign = await findCampaign(client, workspaceId, campaignId);
     if (!campaign) continue;
-    const result = applyVoucherTemplate({}, campaign, 'campaign.voucher');
+    const result = applyVoucherTemplate({}, campaign, { defaultCurrency, path: 'campaign.voucher' });
     if (!result.ok) refused.push({ campaignId, reason: `the campaign's voucher template makes no voucher: ${result.errors.map((e) => e.message).join('; ')}` });
     else if (result.fields.type === 'LOYALTY_CARD') refused.push({ campaignId, reason: 'loyalty cards are made by joining the program, not by import' });
     else templates.push({ campaignId, fields: result.fields });

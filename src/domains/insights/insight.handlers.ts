@@ -2,7 +2,7 @@
 import { implement } from '../../contract/handler.js';
 import { invalidField } from '../../contract/problems.js';
 import { budgetPeriods, TOTAL_PERIOD } from '../campaigns/campaign-budget.rules.js';
-import type { Budget, BudgetLimit } from '../campaigns/campaign-budget.schemas.js';
+import type { Budget, BudgetLimit } from '../../contract/budget.schemas.js';
 import { insightContract } from './insight.contract.js';
 import {
   findBudgetedCampaigns,

@@ -2,7 +2,7 @@
 // redemptions); budgets, gift cards and webhooks are read from their own tables through indexes per workspace. Sums
 // saturate at 2^53-1, so a read never fails on a stored value.
 import type { Sql } from '../../platform/database.js';
-import { MAX_AMOUNT } from '../redemptions/redemption.schemas.js';
+import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 
 const sum = (column: string, where?: string) => `least(coalesce(sum(${column})${where ? ` FILTER (WHERE ${where})` : ''}, 0), ${MAX_AMOUNT})::bigint`;
 

@@ -2,7 +2,7 @@
 // budget burn, gift card liability, webhook delivery health, loyalty and referral figures) and the ranges they are asked for.
 import { z } from 'zod';
 import { Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { BudgetLimit } from '../campaigns/campaign-budget.schemas.js';
+import { BudgetLimit } from '../../contract/budget.schemas.js';
 
 /** The longest range of each kind of question: beyond it the answer is a 400. */
 export const RANGE_LIMITS_DAYS = Object.freeze({ hour: 31, day: 366 });

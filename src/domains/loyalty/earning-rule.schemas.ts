@@ -1,6 +1,7 @@
 // Earning rules (what earns points in a program, with validation rules as conditions), tiers, and custom events.
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { ExplanationCode } from '../../contract/outcomes.js';
 import { ValidationRuleIds } from '../vouchers/voucher.schemas.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -132,7 +133,7 @@ export const CustomEventEffect = z
     z.object({
       type: z.literal('REFERRAL_REFUSED'),
       code: z.string(),
-      reason: z.enum(['voucher_not_found', 'voucher_disabled', 'referral_self_use', 'referee_not_new', 'referee_already_referred', 'referrer_limit_reached']),
+      reason: ExplanationCode.extract(['voucher_not_found', 'voucher_disabled', 'referral_self_use', 'referee_not_new', 'referee_already_referred', 'referrer_limit_reached']),
     }),
   ])
   .meta({ id: 'CustomEventEffect' });

@@ -3,7 +3,7 @@
 // claims its once-only key (rule, order | segment and customer | custom event) under the lock of the card it credits.
 import type { Sql } from '../../platform/database.js';
 import { evaluateConditions, type ConditionTree, type RuleFacts } from '../rules/index.js';
-import type { Order } from '../redemptions/redemption.schemas.js';
+import type { Order } from '../../contract/checkout.schemas.js';
 import { loadCustomerFacts } from '../segments/index.js';
 import { earnedPoints, earningTimes } from './earning.rules.js';
 import type { EarningRule, EarningTrigger } from './earning-rule.schemas.js';

@@ -10,3 +10,7 @@ export { lockCards } from './points-ledger.queries.js';
 export { joinProgram, placeMember } from './member.service.js';
 export { findMember, findMemberId } from './member.queries.js';
 export { idempotentWrite, refuse as refuseWrite } from './points.service.js';
+// For custom events (orchestration/): the event row and the CUSTOM_EVENT rules' earnings, in the caller's unit of work.
+export { earnForCustomEvent } from './earning.service.js';
+export { insertCustomEvent } from './reaction.queries.js';
+export { CustomEventBody, CustomEventOutcome } from './earning-rule.schemas.js';

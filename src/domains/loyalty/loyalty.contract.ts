@@ -5,8 +5,6 @@ import { defineOperation } from '../../contract/operation.js';
 import {
   CreateEarningRuleBody,
   CreateTierBody,
-  CustomEventBody,
-  CustomEventOutcome,
   EarningRule,
   RuleListQuery,
   Tier,
@@ -213,17 +211,5 @@ export const loyaltyContract = {
     summary: 'Delete a tier; its members are placed again',
     tags,
     params: tierParams,
-  }),
-  recordCustomEvent: defineOperation({
-    name: 'loyalty.recordCustomEvent',
-    method: 'post',
-    path: '/custom-events',
-    scope: 'loyalty:write',
-    summary: 'Record a custom event of a customer; CUSTOM_EVENT earning rules named after it earn at once',
-    description: 'The answer lists the points each rule earned (`effects`). A customer named by an unknown sourceId is created.',
-    tags,
-    body: CustomEventBody,
-    output: CustomEventOutcome,
-    idempotent: true,
   }),
 };

@@ -11,7 +11,7 @@ import { loyaltyContract } from './loyalty.contract.js';
 import { findCustomerMembers, findMember, listMembers } from './member.queries.js';
 import { joinProgram, placeProgramMembers } from './member.service.js';
 import { listEntries } from './points-ledger.queries.js';
-import { adjustMemberPoints, idempotentWrite, recordCustomEvent, transferMemberPoints } from './points.service.js';
+import { adjustMemberPoints, idempotentWrite, transferMemberPoints } from './points.service.js';
 import {
   deleteEarningRule,
   deleteTier,
@@ -173,10 +173,5 @@ export const loyaltyHandlers = implement(loyaltyContract, {
       await deleteTier(unit.tx, actor.workspaceId, input.tierId);
       unit.record({ resourceType: 'loyalty_tier', resourceId: input.tierId, before });
     });
-  },
-  async recordCustomEvent(ctx) {
-    const claim = idempotencyClaim('loyalty.recordCustomEvent', '/custom-events', ctx.input);
-    const { idempotencyKey: _key, ...body } = ctx.input;
-    return idempotentWrite(ctx, claim, (unit) => recordCustomEvent(unit, ctx.actor.workspaceId, body)) as never;
   },
 });

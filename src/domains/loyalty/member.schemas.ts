@@ -2,7 +2,7 @@
 // bodies and outcomes.
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { RefusalFields } from '../redemptions/redemption.schemas.js';
+import { RefusalFields } from '../../contract/checkout.schemas.js';
 import { VoucherCode } from '../vouchers/voucher.schemas.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;

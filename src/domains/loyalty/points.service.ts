@@ -1,4 +1,4 @@
-// Points operations of the API (adjustments, transfers, custom events), each one unit of work with its idempotency
+// Points operations of the API (adjustments, transfers; custom events are orchestration/'s), each one unit of work with its idempotency
 // key: the key is claimed first in the transaction (a concurrent request with the same key waits for it, then
 // replays), the outcome is stored with the change. A refusal changes nothing and writes no audit entry; its outcome is
 // stored under the key on its own so that a replay answers it again.
@@ -8,15 +8,12 @@ import type { Operation } from '../../contract/operation.js';
 import { invalidField, problem } from '../../contract/problems.js';
 import { withTransaction, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import { convertByEvent } from '../referrals/index.js';
-import type { ExplanationCode } from '../redemptions/redemption.schemas.js';
-import { earnForCustomEvent } from './earning.service.js';
+import type { ExplanationCode } from '../../contract/checkout.schemas.js';
 import { expiryOf } from './earning.rules.js';
-import type { CustomEventBody, CustomEventOutcome } from './earning-rule.schemas.js';
 import { findMember } from './member.queries.js';
 import type { PointsBody, PointsOutcome, TransferBody, TransferOutcome } from './member.schemas.js';
 import { debitPoints, findDrawnExpiries, findEntries, grantPoints, isPointsOutOfRange, lockCards } from './points-ledger.queries.js';
-import { findProgramSettings, insertCustomEvent } from './reaction.queries.js';
+import { findProgramSettings } from './reaction.queries.js';
 
 /** A business refusal: the transaction rolls back and the outcome is answered (and kept under the key). */
 class Refusal {
@@ -150,14 +147,4 @@ export async function transferMemberPoints({ tx, record, emit }: UnitOfWork, wor
   const entries = await findEntries(tx, workspaceId, ids);
   record({ resourceType: RESOURCE, resourceId: from.id, after: { toMemberId: to.id, points: body.points, entryIds: ids } });
   return { ok: true, entries, member: (await findMember(tx, workspaceId, from.id))! };
-}
-
-/** Records a custom event and earns by the CUSTOM_EVENT rules named after it, in one transaction. */
-export async function recordCustomEvent(unit: UnitOfWork, workspaceId: string, body: CustomEventBody): Promise<CustomEventOutcome> {
-  const customerId = await requireCustomer(unit.tx, workspaceId, body.customer);
-  const id = await insertCustomEvent(unit.tx, workspaceId, { name: body.name, customerId, metadata: body.metadata ?? {}, referralCode: body.referral?.code ?? null });
-  const effects: CustomEventOutcome['effects'] = await earnForCustomEvent(unit, workspaceId, { id, name: body.name, customerId });
-  if (body.referral) effects.push(await convertByEvent(unit.tx, unit.emit, workspaceId, body.referral.code, customerId));
-  unit.record({ resourceType: 'custom_event', resourceId: id, after: { name: body.name, customerId, effects } });
-  return { id, effects };
 }

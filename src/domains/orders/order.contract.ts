@@ -15,7 +15,10 @@ export const orderContract = {
     scope: 'orders:write',
     summary: 'Create an order',
     description:
-      'Emits `order.created`. A customer named by an unknown sourceId is created; an unknown customer id or email is 404. ' +
+      'Emits `order.created`, then, for an order created in a later `status`, the events of the moves it stands for: ' +
+      '`order.paid` (PAID), `order.paid` and `order.fulfilled` (FULFILLED), `order.canceled` (CANCELED), so that it earns ' +
+      'points and confirms referrals as an order moved there does. ' +
+      'A customer named by an unknown sourceId is created; an unknown customer id or email is 404. ' +
       'A sourceId that exists in the workspace is a 409 `conflict`.',
     tags,
     body: CreateOrderBody,

@@ -1,7 +1,7 @@
 // Order resources: the stored order, its status moves, its create/update bodies and the list filters.
 import { z } from 'zod';
 import { boundLineTotals, Currency, CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { OrderItem, RedemptionSummary } from '../redemptions/redemption.schemas.js';
+import { OrderItem, RedemptionSummary } from '../../contract/checkout.schemas.js';
 
 export const OrderStatus = z
   .enum(['CREATED', 'PAID', 'CANCELED', 'FULFILLED'])

@@ -1,5 +1,5 @@
-// Order use cases, each in its operation's unit of work: create (customer resolved or created, order.created) and
-// update (status moves checked under the row lock, order.paid / order.canceled / order.fulfilled).
+// Order use cases, each in its operation's unit of work: create (customer resolved or created, order.created, then the
+// events of the moves its initial status stands for) and update (status moves checked under the row lock).
 import type { UnitOfWork } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION } from '../../platform/database.js';
@@ -16,11 +16,31 @@ const STATUS_EVENTS: Readonly<Partial<Record<OrderStatus, EventType>>> = Object.
   FULFILLED: 'order.fulfilled',
 });
 
+/**
+ * The moves from CREATED that an order created in a later status stands for: it does what those moves do (an order
+ * created FULFILLED was paid on the way), so loyalty earns and referrals confirm exactly as for an order moved there.
+ */
+const MOVES_FROM_CREATED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = Object.freeze({
+  CREATED: [],
+  PAID: ['PAID'],
+  CANCELED: ['CANCELED'],
+  FULFILLED: ['PAID', 'FULFILLED'],
+});
+
 const RESOURCE = 'order';
 const orderNotFound = () => problem('not_found', 'no such order');
 
 function isSourceIdConflict(error: unknown): boolean {
   return sqlState(error) === UNIQUE_VIOLATION && (error as { constraint?: unknown }).constraint === 'orders_source_id_unique';
+}
+
+/** The event of each status the order moved into (the payload names the status the event reports). */
+function emitStatusEvents(emit: UnitOfWork['emit'], order: StoredOrder, statuses: readonly OrderStatus[]): void {
+  for (const status of statuses) {
+    const type = STATUS_EVENTS[status];
+    if (!type) continue;
+    emit(type, { orderId: order.id, ...(order.sourceId !== null ? { sourceId: order.sourceId } : {}), status });
+  }
 }
 
 export async function createOrder({ tx, record, emit }: UnitOfWork, workspaceId: string, input: CreateOrderBody): Promise<StoredOrder> {
@@ -44,6 +64,7 @@ export async function createOrder({ tx, record, emit }: UnitOfWork, workspaceId:
       currency: order.currency,
       status: order.status,
     });
+    emitStatusEvents(emit, order, MOVES_FROM_CREATED[order.status]);
     return order;
   } catch (error) {
     // A failed statement has aborted the transaction: the unit of work rolls it back as the problem passes through.
@@ -74,13 +95,6 @@ export async function changeOrder({ tx, record, emit }: UnitOfWork, workspaceId:
   const order = await updateOrder(tx, workspaceId, id, change);
   if (!order) throw orderNotFound();
   record({ resourceType: RESOURCE, resourceId: id, before: current, after: order });
-  const type = moves ? STATUS_EVENTS[order.status] : undefined;
-  if (type) {
-    emit(type, {
-      orderId: order.id,
-      ...(order.sourceId !== null ? { sourceId: order.sourceId } : {}),
-      status: order.status,
-    });
-  }
+  if (moves) emitStatusEvents(emit, order, [order.status]);
   return order;
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { listEnvelope, Uuid } from '../../contract/common.schemas.js';
 import { defineOperation } from '../../contract/operation.js';
-import { RedemptionOutcome } from '../redemptions/redemption.schemas.js';
+import { RedemptionOutcome } from '../../contract/checkout.schemas.js';
 import {
   CheckoutBody,
   CreateTierBody,

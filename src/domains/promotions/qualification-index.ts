@@ -7,8 +7,8 @@
 // contain (`order.items.productId` / `order.items.sku` with eq, contains or in). A tier without such conditions is a
 // candidate for every cart of its currency at or above its minimum. Candidates are then decided in full.
 import type { ConditionTree } from '../rules/index.js';
-import { voucherCurrency, type VoucherSnapshot } from '../redemptions/redemption.rules.js';
-import type { Order } from '../redemptions/redemption.schemas.js';
+import { voucherCurrency, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
+import type { Order } from '../../contract/checkout.schemas.js';
 
 interface Requirement {
   minAmount: number;

@@ -16,8 +16,8 @@ import {
   validationOutcome,
   type UseContext,
   type VoucherSnapshot,
-} from '../redemptions/redemption.rules.js';
-import type { Order, ValidationOutcome } from '../redemptions/redemption.schemas.js';
+} from '../../checkout/redemption.rules.js';
+import type { Order, ValidationOutcome } from '../../contract/checkout.schemas.js';
 import { previewCustomer } from '../redemptions/index.js';
 import { QualificationIndex } from './qualification-index.js';
 import { findQualificationReads } from './qualification.queries.js';

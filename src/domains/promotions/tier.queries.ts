@@ -5,8 +5,8 @@ import type { Sql } from '../../platform/database.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import { presentFields } from '../../platform/partial-update.js';
-import type { Discount } from '../vouchers/discount.schemas.js';
-import type { Schedule } from '../rules/schedule.schemas.js';
+import type { Discount } from '../../contract/discount.schemas.js';
+import type { Schedule } from '../../contract/schedule.schemas.js';
 import type { CreateTierBody, PromotionTier, UpdateTierBody } from './tier.schemas.js';
 import { tierCode } from './tier.rules.js';
 

@@ -1,9 +1,9 @@
 // Automatic promotion tiers: discounts a PROMOTION campaign applies without a code, under its rules and schedule.
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { Order, OrderTotals, RedeemBody } from '../redemptions/redemption.schemas.js';
-import { Schedule } from '../rules/schedule.schemas.js';
-import { Discount } from '../vouchers/discount.schemas.js';
+import { Order, OrderTotals, RedeemBody } from '../../contract/checkout.schemas.js';
+import { Schedule } from '../../contract/schedule.schemas.js';
+import { Discount } from '../../contract/discount.schemas.js';
 import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../vouchers/voucher.schemas.js';
 
 export const PromotionTier = z

@@ -5,6 +5,7 @@ import { problem } from '../../contract/problems.js';
 import { sqlState, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
 import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import { findDefaultCurrency } from '../workspaces/index.js';
 import {
   assignFreeVoucher,
   findCustomerPublication,
@@ -29,7 +30,11 @@ function refusal(campaign: PublishingCampaign): string | undefined {
 async function voucherFromTemplate(tx: Sql, workspaceId: string, campaign: PublishingCampaign, customerId: string) {
   const template = campaign.voucherTemplate;
   if (!template) return undefined;
-  const result = applyVoucherTemplate({ customerId }, { type: campaign.type, currency: campaign.currency, voucher: template }, 'campaign.voucher');
+  const result = applyVoucherTemplate(
+    { customerId },
+    { type: campaign.type, currency: campaign.currency, voucher: template },
+    { defaultCurrency: await findDefaultCurrency(tx, workspaceId), path: 'campaign.voucher' },
+  );
   if (!result.ok) {
     throw problem('conflict', `no codes left in this campaign, and its voucher template cannot make one: ${result.errors.map((e) => e.message).join('; ')}`);
   }

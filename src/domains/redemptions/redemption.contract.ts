@@ -18,7 +18,7 @@ import {
   StackOutcome,
   ValidateBody,
   ValidationOutcome,
-} from './redemption.schemas.js';
+} from '../../contract/checkout.schemas.js';
 
 // Any code a checkout may send: an unknown one is the outcome `voucher_not_found`, not a 400.
 const codeParams = z.object({ code: z.string().min(1).max(200).meta({ description: 'The voucher code, case-sensitive.' }) });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { hasScope } from '../../contract/scopes.js';
-import { refusal, refusalFields } from './redemption.rules.js';
+import { refusal, refusalFields } from '../../checkout/redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
 import { idempotencyClaim, workspaceStackLimit } from './redemption.service.js';

@@ -2,7 +2,7 @@
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
-import { MAX_AMOUNT, type Redemption } from './redemption.schemas.js';
+import { MAX_AMOUNT, type Redemption } from '../../contract/checkout.schemas.js';
 
 const REDEMPTIONS = `(SELECT r.*, rb.created_at AS rolled_back_at
                         FROM redemptions r LEFT JOIN redemption_rollbacks rb ON rb.redemption_id = r.id) AS r`;

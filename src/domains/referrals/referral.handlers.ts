@@ -5,6 +5,7 @@ import { existing, implement } from '../../contract/handler.js';
 import { problem, ProblemError } from '../../contract/problems.js';
 import { findCustomerReference, requireCustomer } from '../customers/index.js';
 import { applyVoucherTemplate, insertVoucher } from '../vouchers/index.js';
+import { findDefaultCurrency } from '../workspaces/index.js';
 import { referralContract } from './referral.contract.js';
 import {
   findConversion,
@@ -46,7 +47,10 @@ export const referralHandlers = implement(referralContract, {
         const again = await findReferrerCode(tx, workspaceId, program.id, referrerId);
         if (again) throw new FoundCode(again);
         const cap = program.referral.maxConversionsPerReferrer;
-        const template = applyVoucherTemplate(cap !== undefined ? { redemptionLimit: cap } : {}, program, 'campaign.voucher');
+        const template = applyVoucherTemplate(cap !== undefined ? { redemptionLimit: cap } : {}, program, {
+          defaultCurrency: await findDefaultCurrency(tx, workspaceId),
+          path: 'campaign.voucher',
+        });
         if (!template.ok) throw new ProblemError('invalid_request', "the program's voucher template cannot make a referral code", { errors: template.errors });
         const voucher = await insertVoucher(tx, workspaceId, program.id, input.code ?? referralCode(), template.fields);
         if (!voucher) throw problem('conflict', `a voucher with code ${JSON.stringify(input.code)} exists in this workspace`);

@@ -9,8 +9,9 @@ import { uuidv7 } from '../../platform/ids.js';
 import type { Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { debitPoints, findMember, findMemberId, grantPoints, joinProgram, lockCards, placeMember, refundPoints, refuseWrite } from '../loyalty/index.js';
-import { messageOf } from '../redemptions/redemption.rules.js';
+import { messageOf } from '../../checkout/redemption.rules.js';
 import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import { findDefaultCurrency } from '../workspaces/index.js';
 import {
   claimRewardCode,
   creditGiftCard,
@@ -56,7 +57,7 @@ function available(reward: Reward, now = Date.now()): boolean {
 
 /** A new voucher of the reward's campaign for the customer, its code drawn from the campaign's codeConfig. */
 async function makeVoucher(unit: Pick<UnitOfWork, 'tx' | 'emit'>, workspaceId: string, campaign: Campaign, settings: Parameters<typeof applyVoucherTemplate>[0]) {
-  const fields = applyVoucherTemplate(settings, campaign, 'reward.campaign.voucher');
+  const fields = applyVoucherTemplate(settings, campaign, { defaultCurrency: await findDefaultCurrency(unit.tx, workspaceId), path: 'reward.campaign.voucher' });
   if (!fields.ok) throw problem('conflict', `the reward's campaign cannot make a voucher: ${fields.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
   const spec = resolveCodeSpec(campaign.voucher?.codeConfig ?? REWARD_CODE);
   const refusal = codeSpecProblem(spec, 1);

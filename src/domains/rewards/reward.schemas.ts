@@ -2,7 +2,7 @@
 // redemptions with their outcome.
 import { z } from 'zod';
 import { ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { RefusalFields } from '../redemptions/redemption.schemas.js';
+import { RefusalFields } from '../../contract/checkout.schemas.js';
 
 const Points = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 

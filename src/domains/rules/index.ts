@@ -7,10 +7,10 @@ import { findMissingValidationRules } from './validation-rule.queries.js';
 export { validationRuleContract } from './validation-rule.contract.js';
 export { validationRuleHandlers } from './validation-rule.handlers.js';
 export { ValidationRule } from './validation-rule.schemas.js';
-export { evaluateConditions, itemMatches, timeFacts, type ConditionResult, type CustomerFacts, type RuleFacts } from './condition.rules.js';
-export { ApplicableTo, ConditionTree, CUSTOMER_FIELDS, type ConditionLeaf } from './condition.schemas.js';
-export { withinSchedule } from './schedule.rules.js';
-export { Schedule } from './schedule.schemas.js';
+export { evaluateConditions, itemMatches, timeFacts, type ConditionResult, type CustomerFacts, type RuleFacts } from '../../checkout/condition.rules.js';
+export { ApplicableTo, ConditionTree, CUSTOMER_FIELDS, type ConditionLeaf } from '../../contract/condition.schemas.js';
+export { withinSchedule } from '../../checkout/schedule.rules.js';
+export { Schedule } from '../../contract/schedule.schemas.js';
 
 /** The channel a rule or time-zone change is announced on (payload: the workspace id), by triggers at commit. */
 export const RULES_CHANNEL = 'rules_changed';

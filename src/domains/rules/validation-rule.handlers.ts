@@ -2,7 +2,7 @@
 // or deletion then tells the engine, whose next decision reads the rules again.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { evaluateConditions, type CustomerFacts } from './condition.rules.js';
+import { evaluateConditions, type CustomerFacts } from '../../checkout/condition.rules.js';
 import { validationRuleContract } from './validation-rule.contract.js';
 import {
   deleteValidationRule,

@@ -3,7 +3,7 @@ import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage } from '../../platform/pagination.js';
 import { presentFields } from '../../platform/partial-update.js';
-import type { ApplicableTo, ConditionTree } from './condition.schemas.js';
+import type { ApplicableTo, ConditionTree } from '../../contract/condition.schemas.js';
 import type { CreateValidationRuleBody, ListValidationRulesQuery, UpdateValidationRuleBody, ValidationRule } from './validation-rule.schemas.js';
 
 const COLUMNS = 'id, name, conditions, error_message, applicable_to, created_at, updated_at';

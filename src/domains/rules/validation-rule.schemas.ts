@@ -1,8 +1,8 @@
 // Validation rule resources: a named condition tree with an optional error message and item restriction.
 import { z } from 'zod';
 import { ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { Order } from '../redemptions/redemption.schemas.js';
-import { ApplicableTo, ConditionTree } from './condition.schemas.js';
+import { Order } from '../../contract/checkout.schemas.js';
+import { ApplicableTo, ConditionTree } from '../../contract/condition.schemas.js';
 
 const ErrorMessage = z.string().trim().min(1).max(500).meta({ description: 'Shown to the customer when the rule does not hold.' });
 

@@ -1,7 +1,7 @@
 // Segment resources: STATIC lists of customers, or AUTO condition trees over customer.* fields kept current.
 import { z } from 'zod';
 import { ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { conditionLeaves, ConditionTree, METADATA_FIELD } from '../rules/condition.schemas.js';
+import { conditionLeaves, ConditionTree, METADATA_FIELD } from '../../contract/condition.schemas.js';
 
 export const SegmentType = z.enum(['STATIC', 'AUTO']).meta({ id: 'SegmentType' });
 export type SegmentType = z.infer<typeof SegmentType>;

@@ -4,9 +4,9 @@ import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
-import type { Schedule } from '../rules/schedule.schemas.js';
-import type { Discount } from './discount.schemas.js';
-import type { VoucherFields } from './voucher-template.rules.js';
+import type { Schedule } from '../../contract/schedule.schemas.js';
+import type { Discount } from '../../contract/discount.schemas.js';
+import type { VoucherFields } from '../../checkout/voucher-template.rules.js';
 import type { UpdateVoucherBody, Voucher, VoucherType } from './voucher.schemas.js';
 
 const COLUMN_NAMES = [

@@ -5,8 +5,9 @@ import { invalidField as invalid, problem, ProblemError } from '../../contract/p
 import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { unknownValidationRules } from '../rules/index.js';
+import { findDefaultCurrency } from '../workspaces/index.js';
 import { codeSpaceSize, codeSpecProblem, drawCodes, generateCode, resolveCodeSpec, timeOrderedIds, type CodeSpec } from './voucher-code-generator.js';
-import { applyVoucherTemplate, moneyFieldsOf, type TemplateResult, type VoucherFields } from './voucher-template.rules.js';
+import { applyVoucherTemplate, moneyFieldsOf, type TemplateResult, type VoucherFields } from '../../checkout/voucher-template.rules.js';
 import {
   deleteVoucherByCode,
   insertGeneratedVouchers,
@@ -73,7 +74,7 @@ async function insertVoucherFromTemplate(
   settings: Omit<CreateVoucherBody, 'code' | 'campaignId'>,
 ): Promise<Voucher> {
   const campaign = campaignId ? await requireCampaign(tx, workspaceId, campaignId) : undefined;
-  const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign));
+  const fields = fieldsOrThrow(applyVoucherTemplate(settings, campaign, { defaultCurrency: await findDefaultCurrency(tx, workspaceId) }));
   const unknownRules = await unknownValidationRules(tx, workspaceId, fields.validationRuleIds);
   if (unknownRules) throw unknownRules;
   const voucher = await (code
@@ -110,16 +111,19 @@ export async function updateVoucher({ tx, record, emit }: UnitOfWork, workspaceI
   }
   const unknownRules = await unknownValidationRules(tx, workspaceId, patch.validationRuleIds);
   if (unknownRules) throw unknownRules;
-  await requireCurrencyForMoney(tx, workspaceId, before, patch);
-  const after = await patchVoucher(tx, workspaceId, code, patch);
-  if (!after) throw refusedUpdate(before, patch);
+  const priced = await requireCurrencyForMoney(tx, workspaceId, before, patch);
+  const after = await patchVoucher(tx, workspaceId, code, priced);
+  if (!after) throw refusedUpdate(before, priced);
   record({ resourceType: 'voucher', resourceId: after.id, before, after });
   emit('voucher.updated', { voucherId: after.id, code: after.code, voucher: after });
   return after;
 }
 
-/** A patch that makes the voucher's amounts money (an AMOUNT discount, a maxDiscount) needs a currency to count them in. */
-async function requireCurrencyForMoney(tx: Sql, workspaceId: string, before: Voucher, patch: UpdateVoucherBody): Promise<void> {
+/**
+ * A patch that makes the voucher's amounts money (an AMOUNT discount, a maxDiscount) needs a currency to count them in:
+ * the patch's, the voucher's, its campaign's, else the workspace's default, which the patch then sets on the voucher.
+ */
+async function requireCurrencyForMoney(tx: Sql, workspaceId: string, before: Voucher, patch: UpdateVoucherBody): Promise<UpdateVoucherBody> {
   if (patch.currency !== undefined && before.currency && patch.currency !== before.currency) {
     throw invalid('body.currency', `the voucher's currency is ${before.currency}; a currency once set does not change`);
   }
@@ -130,8 +134,10 @@ async function requireCurrencyForMoney(tx: Sql, workspaceId: string, before: Vou
   const discount = patch.discount !== undefined ? patch.discount : before.discount;
   const maxDiscount = patch.maxDiscount !== undefined ? patch.maxDiscount : before.maxDiscount;
   const money = moneyFieldsOf(discount, maxDiscount);
-  if (!money.length || before.currency || patch.currency || campaign?.currency) return;
-  const message = `${money.join(', ')} would be money without a currency: the voucher and its campaign name none`;
+  if (!money.length || before.currency || patch.currency || campaign?.currency) return patch;
+  const defaultCurrency = await findDefaultCurrency(tx, workspaceId);
+  if (defaultCurrency) return { ...patch, currency: defaultCurrency };
+  const message = `${money.join(', ')} would be money without a currency: the voucher, its campaign and the workspace name none`;
   throw new ProblemError('currency_required', message, { errors: [{ path: 'body.currency', message }] });
 }
 
@@ -197,7 +203,7 @@ export async function generateVouchers(
 
 async function insertCampaignCodes(tx: Sql, workspaceId: string, campaignId: string, request: GenerateVouchersBody): Promise<string[]> {
   const campaign = await requireCampaign(tx, workspaceId, campaignId);
-  const fields = fieldsOrThrow(applyVoucherTemplate({}, campaign, 'campaign.voucher'));
+  const fields = fieldsOrThrow(applyVoucherTemplate({}, campaign, { defaultCurrency: await findDefaultCurrency(tx, workspaceId), path: 'campaign.voucher' }));
   const spec = resolveCodeSpec({ ...campaign.voucher?.codeConfig, ...request.codeConfig });
   const refusal = codeSpecProblem(spec, request.count);
   if (refusal) throw invalid('body.codeConfig', refusal);

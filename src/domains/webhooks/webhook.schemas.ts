@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { secret } from '../../contract/secrets.js';
-import { EVENT_TYPES } from '../events/event.schemas.js';
+import { EVENT_TYPES } from '../../contract/event.schemas.js';
 
 export const WebhookUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })

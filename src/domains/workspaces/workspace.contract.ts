@@ -36,7 +36,9 @@ export const workspaceContract = {
       'Fields left out keep their value. `timeZone` must be an IANA name Intl knows (e.g. `Europe/Berlin`; stored in ' +
       'its canonical spelling); budget periods follow it from the next redemption on. A new `stackLimit` may take up ' +
       'to 5 seconds to reach stacks (each web process caches it that long). `rateLimit` is the default token bucket of ' +
-      'keys without their own limit; it applies within a second in every web process.',
+      'keys without their own limit; it applies within a second in every web process. `defaultCurrency` is the currency ' +
+      'a voucher whose amounts are money takes when neither it nor its campaign names one (vouchers made before keep ' +
+      'theirs); once set it may change but not be removed. Emits `workspace.updated`.',
     tags,
     body: UpdateWorkspaceBody,
     output: Workspace,

@@ -1,4 +1,4 @@
-// Workspace handlers: each write is one unit of work (the change and its audit entry commit together).
+// Workspace handlers: each write is one unit of work (the change, its audit entry and its event commit together).
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { workspaceContract } from './workspace.contract.js';
@@ -25,13 +25,14 @@ export const workspaceHandlers = implement(workspaceContract, {
   },
   async updateWorkspace({ input, actor, deps, mutate }) {
     const patch = input.timeZone === undefined ? input : { ...input, timeZone: canonicalTimeZone(input.timeZone) };
-    const workspace = await mutate(async ({ tx, record }) => {
+    const workspace = await mutate(async ({ tx, record, emit }) => {
       const before = await lockWorkspace(tx, actor.workspaceId);
       if (!before) throw notFound();
       const after = await updateWorkspace(tx, actor.workspaceId, patch);
       if (!after) throw notFound();
       if (input.rateLimit !== undefined) await notifyKeysChanged(tx, actor.workspaceId);
       record({ resourceType: 'workspace', resourceId: actor.workspaceId, before, after });
+      emit('workspace.updated', { workspaceId: actor.workspaceId, workspace: after });
       return after;
     });
     // After the commit: this process's keys come back with the new default on their next use.

@@ -1,8 +1,8 @@
 // Workspace resources and settings.
 import { z } from 'zod';
-import { Timestamp, Uuid } from '../../contract/common.schemas.js';
+import { Currency, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { RateLimit } from '../access/rate-limit.schemas.js';
-import { TimeZone } from '../rules/schedule.schemas.js';
+import { TimeZone } from '../../contract/schedule.schemas.js';
 
 /** The zone's canonical spelling as Intl resolves it (`europe/berlin` → `Europe/Berlin`, `utc` → `UTC`). */
 export function canonicalTimeZone(value: string): string {
@@ -24,6 +24,11 @@ export const Workspace = z
     rateLimit: RateLimit.nullable().meta({
       description: "The default limit of the workspace's keys that set none of their own; null: the server's (RATE_LIMIT_PER_KEY).",
     }),
+    defaultCurrency: Currency.nullable().meta({
+      description:
+        'The currency a voucher whose amounts are money takes when neither it nor its campaign names one (stored on the ' +
+        'voucher when it is made); null: none set, such vouchers and campaign templates need a currency of their own.',
+    }),
     createdAt: Timestamp,
   })
   .meta({ id: 'Workspace' });
@@ -44,6 +49,11 @@ export const UpdateWorkspaceBody = z.object({
   timeZone: TimeZone.optional(),
   rateLimit: RateLimit.nullable().optional().meta({
     description: "The default limit of keys without their own; null: back to the server's. Applies within a second.",
+  }),
+  defaultCurrency: Currency.optional().meta({
+    description:
+      'The workspace default currency. It may change (vouchers made before keep theirs) but not be removed: campaigns ' +
+      'whose money templates name no currency rely on it.',
   }),
 });
 export type UpdateWorkspaceBody = z.infer<typeof UpdateWorkspaceBody>;

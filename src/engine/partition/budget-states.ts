@@ -4,7 +4,7 @@
 // statement is what holds the budget; these figures only keep decisions close to it.
 import { LRUCache } from 'lru-cache';
 import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
-import type { BudgetLeft, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import type { BudgetLeft, VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { Sql } from '../../platform/database.js';
 import type { BudgetDelta } from './batch-writes.js';
 import { loadBudgetUsage } from './hot-path.sql.js';

@@ -1,6 +1,6 @@
 // The locks and guarded writes of the batch commit statement, each a named part (see commit-part.ts): leases, idempotency
 // keys, rollbacks, voucher locks and counters, per-customer uses, campaign budgets and validation sessions.
-import { MAX_AMOUNT } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { columnOf, defineCommitPart } from './commit-part.js';
 
 // The leases the batch was decided under, locked FOR KEY SHARE until commit: a takeover (FOR UPDATE, token + 1) waits

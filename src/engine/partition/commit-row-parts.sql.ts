@@ -1,7 +1,7 @@
 // The rows the batch commit statement appends, each a named part (see commit-part.ts): redemptions, rollbacks, gift
 // ledger entries, outbox events (the same columns recordEvents() writes) and the insight rollup's sums.
 import { uuidv7 } from '../../platform/ids.js';
-import { MAX_AMOUNT } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { columnOf, defineCommitPart } from './commit-part.js';
 
 export const redemptionsPart = defineCommitPart({

@@ -2,7 +2,7 @@
 // counters, per-customer uses and sessions the statement returned replace the cached ones. Each touched entry counts
 // the counters stored (`commits`), so that a stack's hold can tell whether its own use may be added to the cached
 // counters (stack-holds.ts) or the voucher must be read again.
-import type { Reserved } from '../../domains/redemptions/redemption.rules.js';
+import type { Reserved } from '../../checkout/redemption.rules.js';
 import type { UsageKey } from './hot-path.sql.js';
 import type { SessionChanges } from './session-reservations.js';
 import type { HotVoucher } from './voucher-state-cache.js';

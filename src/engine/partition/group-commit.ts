@@ -3,7 +3,7 @@
 // referral conversions and audit entries follow in the same transaction. Any guard that does not hold undoes
 // everything and says which part was stale, so the partition reloads it and decides again.
 import { withTransaction, type Pool } from '../../platform/database.js';
-import { MAX_AMOUNT } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { recordAuditedWrites } from './audited-writes.js';
 import { commitBatch, type BatchResult } from './batch-commit.sql.js';
 import { settleBalances, type BatchWrites, type VoucherAfter } from './batch-writes.js';

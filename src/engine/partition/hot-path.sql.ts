@@ -6,10 +6,10 @@
 // scan) read every row of it per batch as it grew, until an autovacuum's ANALYZE happened to replace it
 // (test/redemptions/engine-lookups.test.ts shows it for each: 5,000 rows read for 10 asked).
 import { preparedQuery, type Sql } from '../../platform/database.js';
-import type { Budget } from '../../domains/campaigns/campaign-budget.schemas.js';
-import type { CampaignSnapshot, RuleSnapshot, VoucherSnapshot } from '../../domains/redemptions/voucher-snapshot.schemas.js';
-import type { Schedule } from '../../domains/rules/schedule.schemas.js';
-import type { Discount } from '../../domains/vouchers/discount.schemas.js';
+import type { Budget } from '../../contract/budget.schemas.js';
+import type { CampaignSnapshot, RuleSnapshot, VoucherSnapshot } from '../../contract/voucher-snapshot.schemas.js';
+import type { Schedule } from '../../contract/schedule.schemas.js';
+import type { Discount } from '../../contract/discount.schemas.js';
 
 interface SnapshotRow {
   [column: string]: unknown;

@@ -4,8 +4,8 @@
 // forms while the previous one commits (up to ENGINE_BATCHES_IN_FLIGHT batches at once). Replies to writes go out only after COMMIT (write-through).
 // Each batch's insight figures commit in its statement; the refusals it answers are counted and written every 2 s.
 import { ProblemError } from '../../contract/problems.js';
-import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
-import type { StackOutcome, ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
+import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
+import type { StackOutcome, ValidationOutcome } from '../../contract/checkout.schemas.js';
 import { sqlState, type Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';

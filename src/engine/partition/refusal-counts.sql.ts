@@ -1,6 +1,6 @@
 // The refusal counts' one statement: adds a decider's counts to its rows (writer), saturating at 2^53-1.
 import type { Sql } from '../../platform/database.js';
-import { MAX_AMOUNT } from '../../domains/redemptions/redemption.schemas.js';
+import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 
 export type RefusalSource = 'redemption' | 'stack' | 'validation';
 

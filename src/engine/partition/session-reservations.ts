@@ -1,6 +1,6 @@
 // Validation sessions as a partition holds them: each cached voucher's live reservations (one use, and gift credits,
 // per checkout key), and the changes a batch decides, which reach the cache only after its COMMIT.
-import type { Reserved } from '../../domains/redemptions/redemption.rules.js';
+import type { Reserved } from '../../checkout/redemption.rules.js';
 
 export interface Reservation {
   /** Gift credits reserved (0 for a discount voucher). */

@@ -4,7 +4,7 @@
 // stack's transaction added exactly that use); otherwise the voucher is read again before its next decision.
 import type { CustomerUse, PartitionCall } from '../messages.js';
 import { useContext, voucherKey, type Hold, type HotVoucher } from './voucher-state-cache.js';
-import { storedBalance } from '../../domains/redemptions/redemption.rules.js';
+import { storedBalance } from '../../checkout/redemption.rules.js';
 
 const HOLD_TIMEOUT_MS = 30_000;
 

@@ -2,7 +2,7 @@
 // sessions, and what stack holds and the batch being committed take from it. Bounded (lru-cache); an entry older than the TTL, or marked stale,
 // is reloaded from PostgreSQL before its next decision.
 import { LRUCache } from 'lru-cache';
-import type { RefereeFacts, Reserved, UseContext, VoucherSnapshot } from '../../domains/redemptions/redemption.rules.js';
+import type { RefereeFacts, Reserved, UseContext, VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import { SessionBook, type Reservation } from './session-reservations.js';
 
 export interface Hold {

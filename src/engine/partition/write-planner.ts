@@ -16,8 +16,8 @@ import {
   type StackEntry,
   type UseContext,
   type VoucherSnapshot,
-} from '../../domains/redemptions/redemption.rules.js';
-import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type StackOutcome, type ValidationOutcome } from '../../domains/redemptions/redemption.schemas.js';
+} from '../../checkout/redemption.rules.js';
+import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type StackOutcome, type ValidationOutcome } from '../../contract/checkout.schemas.js';
 import type { CustomerUse, PartitionCall, SessionOpening } from '../messages.js';
 import type { Spent } from './budget-states.js';
 import {

@@ -1,5 +1,5 @@
 // Pure delivery decisions: when the next scheduled attempt runs, and what a delivery's envelope and headers are.
-import { signWebhookPayload } from '../../../client/webhook-signature.js';
+import { signWebhookPayload } from '../../../platform/webhook-signature.js';
 
 /** After the attempt of `step` (0 = first) failed: when the next runs, or null when the schedule is used up (dead). */
 export function nextRetryAt(step: number, failedAt: Date, scheduleMs: readonly number[]): Date | null {

@@ -1,10 +1,10 @@
 // What the engine knows of a voucher (or promotion tier) and its campaign when it decides: the shape every decision
 // reads, loaded by the engine and handed to the pure rules in redemption.rules.ts.
-import type { Budget } from '../campaigns/campaign-budget.schemas.js';
-import type { ConditionTree } from '../rules/condition.schemas.js';
-import type { ApplicableTo } from '../rules/condition.schemas.js';
-import type { Schedule } from '../rules/schedule.schemas.js';
-import type { Discount } from '../vouchers/discount.schemas.js';
+import type { Budget } from './budget.schemas.js';
+import type { ConditionTree } from './condition.schemas.js';
+import type { ApplicableTo } from './condition.schemas.js';
+import type { Schedule } from './schedule.schemas.js';
+import type { Discount } from './discount.schemas.js';
 
 /** A validation rule as a decision reads it. */
 export interface RuleSnapshot {

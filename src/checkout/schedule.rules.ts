@@ -1,6 +1,6 @@
 // Whether an instant falls inside a schedule, in the schedule's time zone (else the caller's default); pure.
 import { timeFacts } from './condition.rules.js';
-import { minutesOf, type Schedule } from './schedule.schemas.js';
+import { minutesOf, type Schedule } from '../contract/schedule.schemas.js';
 
 /** True when the local day is one of daysOfWeek (if given) and the local time is in one window [start, end) (if given). */
 export function withinSchedule(schedule: Schedule, nowMs: number, defaultTimeZone: string): boolean {

@@ -1,8 +1,8 @@
 // Applies a campaign's voucher template to a new voucher: fields the request leaves out come from the template. Pure.
-import type { ProblemFieldError } from '../../contract/problems.js';
-import type { Schedule } from '../rules/schedule.schemas.js';
-import type { Discount } from './discount.schemas.js';
-import type { CreateVoucherBody, VoucherTemplate, VoucherType } from './voucher.schemas.js';
+import type { ProblemFieldError } from '../contract/problems.js';
+import type { Schedule } from '../contract/schedule.schemas.js';
+import type { Discount } from '../contract/discount.schemas.js';
+import type { CreateVoucherBody, VoucherTemplate, VoucherType } from '../contract/voucher-template.schemas.js';
 
 /** The parts of a campaign that shape its vouchers. */
 export interface TemplateSource {
@@ -32,7 +32,13 @@ export interface VoucherFields {
 
 export type VoucherInput = Omit<CreateVoucherBody, 'code' | 'campaignId'>;
 
-/** `currency_required`: the voucher's amounts are money and neither it nor its campaign names a currency. */
+/** What the workspace adds to a template: its default currency (null: none). `path` prefixes error paths. */
+export interface TemplateContext {
+  defaultCurrency: string | null;
+  path?: string;
+}
+
+/** `currency_required`: the voucher's amounts are money and neither it, its campaign nor its workspace names a currency. */
 export type TemplateResult = { ok: true; fields: VoucherFields } | { ok: false; errors: ProblemFieldError[]; code?: 'currency_required' };
 
 /**
@@ -62,8 +68,21 @@ function voucherType(input: VoucherInput, campaign: TemplateSource | undefined):
   return campaign.voucher?.type ?? VOUCHER_TYPE_OF_CAMPAIGN[campaign.type] ?? 'DISCOUNT';
 }
 
-/** `path` prefixes error paths: `body` for a request, `campaign.voucher` for bulk generation. */
-export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSource | undefined, path = 'body'): TemplateResult {
+/**
+ * A campaign's voucher template whose amounts are money needs a currency to count them in: the template's, the
+ * campaign's, or the workspace's default; the field error when none of them names one.
+ */
+export function templateCurrencyProblem(campaign: Omit<TemplateSource, 'type'>, defaultCurrency: string | null): ProblemFieldError | undefined {
+  const template = campaign.voucher;
+  const money = moneyFieldsOf(template?.discount, template?.maxDiscount);
+  if (!money.length || template?.currency || campaign.currency || defaultCurrency) return undefined;
+  const fields = money.map((field) => `voucher.${field}`).join(', ');
+  return { path: 'body.currency', message: `${fields} ${money.length > 1 ? 'are' : 'is'} money: give the campaign a currency (or its template one, or the workspace a defaultCurrency)` };
+}
+
+/** `context.path` prefixes error paths: `body` for a request (the default), `campaign.voucher` for bulk generation. */
+export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSource | undefined, context: TemplateContext): TemplateResult {
+  const path = context.path ?? 'body';
   const errors: ProblemFieldError[] = [];
   const fail = (field: string, message: string) => errors.push({ path: `${path}.${field}`, message });
   const template: VoucherTemplate = campaign?.voucher ?? {};
@@ -78,10 +97,10 @@ export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSour
   if (type === 'GIFT_CARD' && !gift) fail('gift', "a GIFT_CARD voucher needs gift credits (in the body or the campaign's voucher template)");
   if (type !== 'GIFT_CARD' && input.gift) fail('gift', 'only GIFT_CARD vouchers have gift credits');
 
-  const currency = input.currency ?? input.gift?.currency ?? template.currency ?? gift?.currency ?? null;
-  if (gift && currency !== gift.currency) fail('currency', `currency ${currency} differs from the gift currency ${gift.currency}`);
-  if (campaign?.currency && currency && currency !== campaign.currency) {
-    fail('currency', `currency ${currency} differs from the campaign currency ${campaign.currency}`);
+  const named = input.currency ?? input.gift?.currency ?? template.currency ?? gift?.currency ?? null;
+  if (gift && named !== gift.currency) fail('currency', `currency ${named} differs from the gift currency ${gift.currency}`);
+  if (campaign?.currency && named && named !== campaign.currency) {
+    fail('currency', `currency ${named} differs from the campaign currency ${campaign.currency}`);
   }
 
   const startDate = inherit(input.startDate, template.startDate);
@@ -91,8 +110,11 @@ export function applyVoucherTemplate(input: VoucherInput, campaign: TemplateSour
 
   const maxDiscount = inherit(input.maxDiscount, template.maxDiscount);
   const money = moneyFieldsOf(discount, maxDiscount);
+  // Money named by neither the voucher nor its campaign is counted in the workspace's default, kept on the voucher so
+  // that a later change of the default never changes what its amounts mean.
+  const currency = money.length && !named && !campaign?.currency ? context.defaultCurrency : named;
   if (money.length && !currency && !campaign?.currency) {
-    const message = `${money.join(', ')} ${money.length > 1 ? 'are' : 'is'} money: give the voucher a currency (or its campaign one)`;
+    const message = `${money.join(', ')} ${money.length > 1 ? 'are' : 'is'} money: give the voucher a currency (or its campaign one, or the workspace a defaultCurrency)`;
     return { ok: false, code: 'currency_required', errors: [{ path: `${path}.currency`, message }] };
   }
 

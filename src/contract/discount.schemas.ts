@@ -1,6 +1,6 @@
 // The Discount of a discount voucher: PERCENT, AMOUNT, FIXED or UNIT, discriminated on `type`.
 import { z } from 'zod';
-import { Money } from '../../contract/common.schemas.js';
+import { Money } from './common.schemas.js';
 
 const ProductRef = z.string().min(1).max(200);
 

@@ -1,6 +1,6 @@
 // Discount math in integer minor units: what one voucher takes off what is left of an order, and the exact split of
 // a discount across the order's items (largest remainder: the shares always add up to the total, no rounding drift).
-import type { Discount } from '../vouchers/index.js';
+import type { Discount } from '../contract/discount.schemas.js';
 
 const PERCENT_SCALE = 1_000_000;
 

@@ -1,14 +1,15 @@
 // The decision path of the hot operations, as pure functions: may this voucher be used (the contract's explanation
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
-import type { CustomerUse } from '../../contract/engine-port.js';
-import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from '../rules/condition.rules.js';
-import { conditionLeaves, type ConditionTree } from '../rules/condition.schemas.js';
-import { withinSchedule } from '../rules/schedule.rules.js';
+import type { CustomerUse } from '../contract/engine-port.js';
+import { explanationMessage } from '../contract/outcomes.js';
+import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from './condition.rules.js';
+import { conditionLeaves, type ConditionTree } from '../contract/condition.schemas.js';
+import { withinSchedule } from './schedule.rules.js';
 import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
-import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from './redemption.schemas.js';
+import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from '../contract/checkout.schemas.js';
 
-export type { CampaignSnapshot, VoucherSnapshot } from './voucher-snapshot.schemas.js';
-import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
+export type { CampaignSnapshot, VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
+import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
 
 /** The caller's side of a decision: who asks, and what is held or used already. */
 export interface UseContext {
@@ -106,47 +107,9 @@ export type Grant =
 
 export type Decision = Refusal | Grant;
 
-const MESSAGES: Record<ExplanationCode, string> = {
-  voucher_not_found: 'No voucher with this code exists.',
-  campaign_inactive: 'The campaign of this voucher is not active now.',
-  voucher_disabled: 'This voucher is disabled.',
-  voucher_expired: 'This voucher has expired.',
-  voucher_not_started: 'This voucher is not valid yet.',
-  redemption_limit_reached: 'This voucher has been used as many times as allowed.',
-  per_user_redemption_limit_reached: 'This customer has used this voucher as many times as allowed.',
-  customer_required: 'This voucher needs a customer.',
-  customer_not_found: 'No customer with this id exists.',
-  currency_mismatch: 'The order currency differs from the voucher currency.',
-  gift_balance_zero: 'The gift card has no balance left.',
-  order_required: 'An order is needed to use this voucher.',
-  validation_rule_failed: 'A validation rule of this voucher does not hold for this order.',
-  voucher_assigned_to_other_customer: 'This voucher belongs to another customer.',
-  gift_balance_insufficient: 'The gift card balance is below the amount asked.',
-  voucher_type_not_redeemable: 'Vouchers of this type are not redeemed here.',
-  exclusive_conflict: 'An exclusive voucher cannot be combined with others.',
-  stack_limit_exceeded: 'Too many vouchers in one stack.',
-  duplicate_voucher: 'The same voucher appears twice in the stack.',
-  skipped: 'Not applied because another voucher of the stack failed.',
-  redemption_already_rolled_back: 'This redemption has been rolled back already.',
-  outside_schedule: 'This promotion is not valid at this time.',
-  campaign_budget_exhausted: 'The budget of this campaign is used up for now.',
-  promotion_tier_not_found: 'No promotion tier with this id exists.',
-  loyalty_points_insufficient: 'The loyalty balance is below the points asked.',
-  loyalty_member_inactive: 'This loyalty card is disabled.',
-  loyalty_pay_with_points_disabled: 'This loyalty program does not pay with points.',
-  referral_self_use: 'A referrer cannot use their own referral code.',
-  referee_not_new: 'Referral codes are for new customers only.',
-  referee_already_referred: 'This customer has been referred in this program already.',
-  referrer_limit_reached: 'This referral code has been used as many times as allowed.',
-  reward_not_found: 'No such reward is offered in this program.',
-  reward_inactive: 'This reward is not available now.',
-  reward_out_of_stock: 'This reward is out of stock.',
-  reward_limit_reached: 'This member has redeemed this reward as many times as allowed.',
-  reward_already_used: 'What this reward issued has been used already.',
-};
 
 export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {
-  return { ok: false, code, message: MESSAGES[code], ...(details ? { details } : {}) };
+  return { ok: false, code, message: explanationMessage(code), ...(details ? { details } : {}) };
 }
 
 export function explanationOf(r: Refusal): Explanation {
@@ -159,7 +122,7 @@ export function refusalFields(r: Refusal): { code: ExplanationCode; message: str
 }
 
 export function messageOf(code: ExplanationCode): string {
-  return MESSAGES[code];
+  return explanationMessage(code);
 }
 
 export const effectivePriority = (v: VoucherSnapshot): number => v.priority ?? v.campaign?.priority ?? 0;
@@ -224,7 +187,7 @@ export function ruleRefusal(v: VoucherSnapshot, order: Order | undefined, use: U
       return {
         ok: false,
         code: 'validation_rule_failed',
-        message: rule.errorMessage ?? MESSAGES.validation_rule_failed,
+        message: rule.errorMessage ?? explanationMessage('validation_rule_failed'),
         details: {
           ruleId: rule.id,
           ruleName: rule.name,

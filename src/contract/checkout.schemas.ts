@@ -1,49 +1,10 @@
 // Hot-path shapes: orders, outcomes (typed business decisions, never HTTP errors), explanation codes, redemptions.
 import { z } from 'zod';
-import { boundLineTotals, Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { VoucherCode } from '../vouchers/voucher.schemas.js';
+import { boundLineTotals, Currency, CustomerReference, listEnvelope, ListQuery, Metadata, Money, Timestamp, Uuid, VoucherCode } from './common.schemas.js';
+import { ExplanationCode } from './outcomes.js';
 
-/** Every business-decision code, one enum in the OpenAPI document. Later features append theirs. */
-export const EXPLANATION_CODES = [
-  'voucher_not_found',
-  'campaign_inactive',
-  'voucher_disabled',
-  'voucher_expired',
-  'voucher_not_started',
-  'redemption_limit_reached',
-  'per_user_redemption_limit_reached',
-  'customer_required',
-  'customer_not_found',
-  'currency_mismatch',
-  'gift_balance_zero',
-  'order_required',
-  'validation_rule_failed',
-  'voucher_assigned_to_other_customer',
-  'gift_balance_insufficient',
-  'voucher_type_not_redeemable',
-  'exclusive_conflict',
-  'stack_limit_exceeded',
-  'duplicate_voucher',
-  'skipped',
-  'redemption_already_rolled_back',
-  'outside_schedule',
-  'campaign_budget_exhausted',
-  'promotion_tier_not_found',
-  'loyalty_points_insufficient',
-  'loyalty_member_inactive',
-  'loyalty_pay_with_points_disabled',
-  'referral_self_use',
-  'referee_not_new',
-  'referee_already_referred',
-  'referrer_limit_reached',
-  'reward_not_found',
-  'reward_inactive',
-  'reward_out_of_stock',
-  'reward_limit_reached',
-  'reward_already_used',
-] as const;
-export const ExplanationCode = z.enum(EXPLANATION_CODES).meta({ id: 'ExplanationCode', description: 'Why a voucher cannot be used: support-safe and stable.' });
-export type ExplanationCode = (typeof EXPLANATION_CODES)[number];
+// The codes live in contract/outcomes.ts (one closed list with their messages); re-exported for this domain's users.
+export { EXPLANATION_CODES, ExplanationCode } from './outcomes.js';
 
 export const Explanation = z
   .looseObject({ code: ExplanationCode, message: z.string().optional() })

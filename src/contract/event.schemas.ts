@@ -33,6 +33,7 @@ export const EVENT_TYPES = [
   'api_key.created',
   'api_key.updated',
   'api_key.revoked',
+  'workspace.updated',
   'loyalty.member.created',
   'loyalty.points.earned',
   'loyalty.points.activated',

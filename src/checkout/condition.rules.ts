@@ -12,8 +12,8 @@
 // - opaque values exist and equal nothing.
 // order.items.* look at the items that match applicableTo (all items without it); an order without items has none
 // (count and quantity 0). customer.redemptions is supplied by the caller; time.* come from timeFacts().
-import type { Order } from '../redemptions/redemption.schemas.js';
-import type { ApplicableTo, ConditionLeaf, ConditionScalar, ConditionTree } from './condition.schemas.js';
+import type { Order } from '../contract/checkout.schemas.js';
+import type { ApplicableTo, ConditionLeaf, ConditionScalar, ConditionTree } from '../contract/condition.schemas.js';
 
 export interface CustomerFacts {
   id: string | null;

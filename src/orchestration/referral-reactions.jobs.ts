@@ -1,12 +1,11 @@
-// The worker's referral reactions: order.paid confirms the order's conversions, order.canceled reverts them;
-// referral.conversion.confirmed / .reverted grant or take back the rewards. Each reaction runs in the transaction that
-// deletes its inbox row, so it commits exactly once (a worker killed midway rolls back; the row is taken again).
-import { withTransaction, type Pool } from '../../platform/database.js';
-import { startInboxLoops, type InboxLoops } from '../../platform/inbox-loops.js';
-import type { Logger } from '../../platform/logger.js';
-import { recordEvents, type NewEvent } from '../events/index.js';
-import type { Sql } from '../../platform/database.js';
-import { grantReward, revokeGrant, type IssuedRecord } from '../rewards/index.js';
+// The worker's referral reactions, above referrals and rewards: order.paid confirms the order's conversions,
+// order.canceled reverts them; referral.conversion.confirmed / .reverted grant or take back the rewards. Each reaction
+// runs in the transaction that deletes its inbox row, so it commits exactly once (a killed worker's row is taken again).
+import { recordEvents, type NewEvent } from '../domains/events/index.js';
+import { grantReward, revokeGrant, type IssuedRecord } from '../domains/rewards/index.js';
+import { withTransaction, type Pool, type Sql } from '../platform/database.js';
+import { startInboxLoops, type InboxLoops } from '../platform/inbox-loops.js';
+import type { Logger } from '../platform/logger.js';
 import {
   claimOutcome,
   confirmOrderConversions,
@@ -17,8 +16,8 @@ import {
   takeReferralEvent,
   type ConversionChange,
   type ReferralInboxEvent,
-} from './conversion.queries.js';
-import { publicIssued } from './referral.queries.js';
+  publicIssued,
+} from '../domains/referrals/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
