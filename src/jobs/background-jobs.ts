@@ -9,6 +9,7 @@ import {
   startWebhookDelivery,
   webhookDeliveryQueue,
   type DeliveryLimits,
+  type DeliveryObserver,
   type WebhookSettings,
 } from '../domains/webhooks/index.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
@@ -31,6 +32,8 @@ export async function startBackgroundJobs(options: {
   limits?: Partial<DeliveryLimits>;
   auditRetentionDays?: number;
   loyalty?: Partial<LoyaltyJobSettings>;
+  /** Told of every webhook attempt's outcome (the worker's metrics). */
+  deliveryObserver?: DeliveryObserver | undefined;
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
@@ -53,6 +56,7 @@ export async function startBackgroundJobs(options: {
     settings: webhooks,
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
+    observer: options.deliveryObserver,
   });
   const loyalty = await startLoyaltyJobs({ boss, pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
   const referrals = startReferralJobs({ pool, log: log.child({ component: 'referrals' }) });

@@ -10,5 +10,7 @@ export {
   WEBHOOK_DELIVERY_QUEUE,
   DEFAULT_DELIVERY_LIMITS,
   type DeliveryLimits,
+  type DeliveryObserver,
+  type DeliveryOutcome,
   type WebhookDelivery as WebhookDeliveryPipeline,
 } from './delivery/webhook-delivery.jobs.js';
