@@ -11,6 +11,8 @@ export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 export function createMetricsRegistry(options: { prefix: string; version: string }): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+  // Gauges named like counters, which promtool's lint refuses; what they count is of little use to an operator.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const info = new Gauge({
     name: `${options.prefix}build_info`,
     help: 'Always 1; the labels name the running version and Node.js.',
@@ -63,12 +65,19 @@ export function registerSampledCounter(registry: Registry, options: { name: stri
   });
 }
 
-/** One reading shared by every metric of a scrape (they are collected at once): the next call within `ms` reuses it. */
-export function sharedReading<T>(read: () => Promise<T>, ms = 1_000): () => Promise<T> {
-  let last: { at: number; value: Promise<T> } | undefined;
+/**
+ * One reading shared by the metrics of a scrape: a registry asks every metric at once, so they all get the reading in
+ * flight; the next scrape reads again.
+ */
+export function sharedReading<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | undefined;
   return () => {
-    const now = performance.now();
-    if (!last || now - last.at > ms) last = { at: now, value: read() };
-    return last.value;
+    if (!inFlight) {
+      const reading = read();
+      inFlight = reading;
+      const clear = () => setImmediate(() => inFlight === reading && (inFlight = undefined));
+      reading.then(clear, clear);
+    }
+    return inFlight;
   };
 }

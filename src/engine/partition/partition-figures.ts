@@ -27,12 +27,16 @@ export class PartitionFigures {
   private readonly batchSizes = new BucketCounts(BATCH_SIZE_BOUNDS);
   private readonly commitSeconds = new BucketCounts(COMMIT_SECONDS_BOUNDS);
 
-  /** One commit statement of `writes` requests that took `ms`; `ok` false when a guard sent the batch round again. */
-  committed(writes: number, ms: number, ok: boolean): void {
+  /**
+   * One batch of `writes` requests whose commit took `ms`; `ok` false when a guard sent it round again. A batch that
+   * had nothing to write (refusals only) ran no statement: /ready counts it, the histograms do not.
+   */
+  committed(writes: number, ms: number, result: { ok: boolean; statement: boolean }): void {
     this.batches += 1;
     this.writes += writes;
     this.commitMs += ms;
-    if (!ok) this.retries += 1;
+    if (!result.ok) this.retries += 1;
+    if (!result.statement) return;
     this.batchSizes.observe(writes);
     this.commitSeconds.observe(ms / 1000);
   }

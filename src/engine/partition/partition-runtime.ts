@@ -465,15 +465,16 @@ export class PartitionRuntime {
       this.budgets.setPending(campaignTaken, +1);
       let result;
       const started = performance.now();
+      const statement = !isEmpty(plan);
       try {
         const rollup = this.options.insightsRollup === false ? 'off' : { writer: this.options.partition ?? 0 };
-        result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan, rollup);
+        result = statement ? await commitPlan(this.options.db, plan, rollup) : ({ ok: true, vouchers: [], usage: [] } as const);
       } finally {
         setPending(taken, reserving, -1);
         this.budgets.setPending(campaignTaken, -1);
       }
       const commitMs = performance.now() - started;
-      this.figures.committed(pending.length, commitMs, result.ok);
+      this.figures.committed(pending.length, commitMs, { ok: result.ok, statement });
       if (result.ok) {
         if (anyTraced(pending)) {
           const committedAt = epochMs();
