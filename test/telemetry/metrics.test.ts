@@ -1,11 +1,13 @@
 // /metrics after real traffic: the web service (in this process, its partitions in threads) and the worker (a real
 // process on its health port) each count what they did: a redemption once, a refusal under its code, the engine's batch
 // and commit, a webhook delivery with its lag. Both expositions pass `promtool check metrics`; METRICS_TOKEN guards them.
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
-import { packageVersion } from '../../src/platform/paths.js';
+import { packageVersion, projectRoot } from '../../src/platform/paths.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
 import { has, parseMetrics, promtoolAvailable, promtoolCheck, scrape, valueOf } from '../support/metrics-text.js';
 import { baseEnv, freePort, spawnWorker } from '../support/processes.js';
@@ -122,5 +124,21 @@ describe('GET /metrics', () => {
       const verdict = await promtoolCheck(await scrape(url, TOKEN));
       expect(verdict, `${url}: ${verdict.output}`).toEqual({ code: 0, output: '' });
     }
+  });
+
+  it('exposes every metric the Grafana dashboard and the alert rules in docs/ use, and the rules pass promtool', async () => {
+    const families = new Set<string>();
+    for (const url of [service.baseUrl, worker.url]) {
+      for (const m of (await scrape(url, TOKEN)).matchAll(/^# TYPE (\S+) /gm)) families.add(m[1]!);
+    }
+    const used = (text: string) => [...text.matchAll(/\b((?:promotions|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, ''));
+    const dashboard = readFileSync(path.join(projectRoot, 'docs/grafana-dashboard.json'), 'utf8');
+    const rules = path.join(projectRoot, 'docs/prometheus-alerts.yml');
+    const names = new Set([...used(dashboard), ...used(readFileSync(rules, 'utf8'))]);
+    expect(names.size).toBeGreaterThan(15);
+    expect([...names].filter((name) => !families.has(name))).toEqual([]);
+    const check = spawnSync('promtool', ['check', 'rules', rules], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    expect(check.stdout).toContain('SUCCESS: 5 rules found');
   });
 });
