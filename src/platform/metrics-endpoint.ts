@@ -1,6 +1,5 @@
-// GET /metrics: the Prometheus text of this process, or of every web process of a node:cluster (asked of the primary,
-// which gathers and sums them with prom-client's AggregatorRegistry). Behind a Bearer token when one is configured;
-// the Authorization header is compared and never kept or logged.
+// GET /metrics: this process's Prometheus text, or a node:cluster's sum gathered by its primary (AggregatorRegistry),
+// behind a Bearer token when one is configured (compared as a hash, never kept or logged).
 import cluster from 'node:cluster';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';

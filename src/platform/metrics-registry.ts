@@ -1,6 +1,5 @@
-// A process's Prometheus registry: Node's runtime metrics (event-loop delay, GC, heap), build info, and histograms
-// sampled from counts kept elsewhere (a worker thread's BucketCounts). The metrics named after the service's parts are
-// made in src/telemetry/.
+// A process's Prometheus registry: Node's runtime metrics (event-loop delay, GC, heap), build info, and histograms and
+// counters sampled at each scrape from counts kept elsewhere (a worker thread's BucketCounts).
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { BucketSnapshot } from './bucket-counts.js';
 

@@ -1,6 +1,5 @@
-// OpenTelemetry traces: the SDK and its OTLP exporter are loaded (dynamic import) only when an endpoint is configured
-// or a test hands an exporter; otherwise the API's no-op tracer answers and nothing is recorded or sent. Spans are made
-// through @opentelemetry/api, so code that makes them costs next to nothing while tracing is off.
+// OpenTelemetry traces: the SDK and OTLP exporter are loaded (dynamic import) only when an endpoint or exporter is given;
+// otherwise the API's no-op tracer answers, so spans made through @opentelemetry/api cost next to nothing.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';

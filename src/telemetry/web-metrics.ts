@@ -1,6 +1,5 @@
-// The web process's metrics: requests by operation and status class, refusals by explanation code, the engine's batch
-// sizes, commit times, queues and slots (sampled from its partition threads at each scrape), and the database pools.
-// Every label value comes from a closed set: registry operation names, status classes, the ExplanationCode enum.
+// The web process's metrics: requests by operation and status class, refusals by explanation code, the engine (sampled
+// from its partition threads at each scrape) and the pools. Label values come from closed sets only.
 import type { EngineFigures, PartitionFigureSnapshot } from '../contract/engine-port.js';
 import { EXPLANATION_CODES } from '../domains/redemptions/redemption.schemas.js';
 import { addSnapshots } from '../platform/bucket-counts.js';
