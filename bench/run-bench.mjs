@@ -56,9 +56,17 @@ const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
  * One scenario: warm-up, then the measured seconds. With `servicePid`, the CPU each part took meanwhile (from /proc), in
  * µs a request: the service's node threads (`web` its web thread alone), its PostgreSQL, and this load generator.
  */
+const picked = (name) => !ONLY.length || name.includes('fixed JSON') || name.startsWith('naive') || ONLY.some((w) => name.includes(w));
+const requestsOf = (options) => ({ connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } });
+
+/** Load for the warm-up time, nothing measured (a scenario's first run must not pay for a cold process alone). */
+async function warmUp(name, options) {
+  if (picked(name)) await autocannon({ ...requestsOf(options), duration: WARMUP });
+}
+
 async function load(name, options, servicePid) {
-  if (ONLY.length && !name.includes('fixed JSON') && !name.startsWith('naive') && !ONLY.some((w) => name.includes(w))) return { ...skipped, name };
-  const base = { connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } };
+  if (!picked(name)) return { ...skipped, name };
+  const base = requestsOf(options);
   await autocannon({ ...base, duration: WARMUP });
   const [before, selfBefore] = [servicePid ? await treeCpu(servicePid) : undefined, process.cpuUsage()];
   const result = await autocannon({ ...base, duration: DURATION });
@@ -228,7 +236,7 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
-  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load };
+  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp };
   const rollupRows = ROLLUP_COMPARE ? await compareSetting({ name: 'rollup', offEnv: { INSIGHTS_ROLLUP: 'false' } }, ['hot', 'spread'], { ...compared, rounds: ROLLUP_ROUNDS }) : [];
   const metricsRows = METRICS_COMPARE ? await compareSetting({ name: 'metrics', offEnv: { METRICS: 'off' } }, ['validate', 'hot', 'spread'], { ...compared, rounds: METRICS_ROUNDS }) : [];
   const gift = await loadService('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });

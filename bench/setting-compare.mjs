@@ -43,7 +43,7 @@ async function commits(url) {
  * `validate` (one hot code), `hot` (redeem one hot code), `spread` (redeem over the 10,000 codes of each process).
  */
 export async function compareSetting(setting, scenarios, ctx) {
-  const { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, rounds } = ctx;
+  const { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp, rounds } = ctx;
   const offPort = await freePort();
   const offEnv = { ...env, DATABASE_URL: databaseUrl, PORT: String(offPort), WORKER_HEALTH_PORT: String(await freePort()), ...setting.offEnv };
   const off = await startService(offEnv);
@@ -88,6 +88,8 @@ export async function compareSetting(setting, scenarios, ctx) {
   for (const key of scenarios) {
     const scenario = requestOf[key];
     const row = { name: scenario.name, on: [], off: [] };
+    // Both processes warmed on the scenario's codes first: the first measured run is on's, and must not be its cold run.
+    for (const side of ['on', 'off']) await warmUp(`${setting.name} ${side}: ${scenario.name} (warm-up)`, scenario.options(sides[side]));
     for (let round = 1; round <= rounds; round++) {
       row.on.push(await measured('on', scenario, `(${2 * round - 1})`));
       row.off.push(await measured('off', scenario, `(${2 * round - 1})`));
