@@ -236,7 +236,7 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
-  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp };
+  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp, servicePid: service.pid };
   const rollupRows = ROLLUP_COMPARE ? await compareSetting({ name: 'rollup', offEnv: { INSIGHTS_ROLLUP: 'false' } }, ['hot', 'spread'], { ...compared, rounds: ROLLUP_ROUNDS }) : [];
   const metricsRows = METRICS_COMPARE ? await compareSetting({ name: 'metrics', offEnv: { METRICS: 'off' } }, ['validate', 'hot', 'spread'], { ...compared, rounds: METRICS_ROUNDS }) : [];
   const gift = await loadService('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });

@@ -43,7 +43,7 @@ async function commits(url) {
  * `validate` (one hot code), `hot` (redeem one hot code), `spread` (redeem over the 10,000 codes of each process).
  */
 export async function compareSetting(setting, scenarios, ctx) {
-  const { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp, rounds } = ctx;
+  const { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp, rounds, servicePid } = ctx;
   const offPort = await freePort();
   const offEnv = { ...env, DATABASE_URL: databaseUrl, PORT: String(offPort), WORKER_HEALTH_PORT: String(await freePort()), ...setting.offEnv };
   const off = await startService(offEnv);
@@ -60,8 +60,8 @@ export async function compareSetting(setting, scenarios, ctx) {
   const hotBody = { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, currency: 'EUR', redemptionLimit: 2_000_000_000 };
   const validateBody = { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } };
   const sides = {
-    on: { url: baseUrl, spread: spread.filter((code) => onSlots.has(slotOf(workspaceId, code))), slots: onSlots },
-    off: { url: offUrl, spread: spreadOff.filter((code) => offSlots.has(slotOf(workspaceId, code))), slots: offSlots },
+    on: { url: baseUrl, pid: servicePid, spread: spread.filter((code) => onSlots.has(slotOf(workspaceId, code))), slots: onSlots },
+    off: { url: offUrl, pid: off.child.pid, spread: spreadOff.filter((code) => offSlots.has(slotOf(workspaceId, code))), slots: offSlots },
   };
   for (const [side, s] of Object.entries(sides)) {
     s.hot = await ownCode(`HOT-${setting.name}-${side}`.toUpperCase(), s.slots, hotBody);
@@ -79,7 +79,8 @@ export async function compareSetting(setting, scenarios, ctx) {
   const measured = async (side, scenario, label) => {
     const s = sides[side];
     const before = await commits(s.url);
-    const row = await load(`${setting.name} ${side}: ${scenario.name} ${label}`, scenario.options(s));
+    // With the process's pid: the CPU its web thread took a request, steadier than req/s on a busy machine.
+    const row = await load(`${setting.name} ${side}: ${scenario.name} ${label}`, scenario.options(s), s.pid);
     const after = await commits(s.url);
     const batches = after.batches - before.batches;
     return { ...row, commitMs: batches ? (after.ms - before.ms) / batches : 0, perBatch: batches ? (after.writes - before.writes) / batches : 0 };
@@ -110,14 +111,15 @@ export function printComparison(title, setting, rows, check, limit = 0.05) {
   const pad = (s, n) => String(s).padEnd(n);
   const mean = (runs, field) => runs.reduce((a, x) => a + x[field], 0) / runs.length;
   console.log(`\n${title}, same run, order on, off, off, on:\n`);
-  console.log(`| ${pad('scenario', 26)} | ${pad(`${setting} on req/s`, 18)} | ${pad(`${setting} off req/s`, 19)} | ${pad('on/off', 7)} | ${pad('p99 on/off ms', 13)} | ${pad('ms per commit on/off', 20)} | ${pad('writes per batch on/off', 23)} |`);
-  console.log(`|${'-'.repeat(28)}|${'-'.repeat(20)}|${'-'.repeat(21)}|${'-'.repeat(9)}|${'-'.repeat(15)}|${'-'.repeat(22)}|${'-'.repeat(25)}|`);
+  console.log(`| ${pad('scenario', 26)} | ${pad(`${setting} on req/s`, 18)} | ${pad(`${setting} off req/s`, 19)} | ${pad('on/off', 7)} | ${pad('p99 on/off ms', 13)} | ${pad('web thread µs on/off', 20)} | ${pad('ms per commit on/off', 20)} | ${pad('writes per batch on/off', 23)} |`);
+  console.log(`|${'-'.repeat(28)}|${'-'.repeat(20)}|${'-'.repeat(21)}|${'-'.repeat(9)}|${'-'.repeat(15)}|${'-'.repeat(22)}|${'-'.repeat(22)}|${'-'.repeat(25)}|`);
+  const web = (runs) => (runs.every((x) => x.cpu) ? (runs.reduce((a, x) => a + x.cpu.web, 0) / runs.length).toFixed(0) : '-');
   for (const r of rows) {
     const on = Math.round(mean(r.on, 'rps'));
     const off = Math.round(mean(r.off, 'rps'));
     const commit = `${mean(r.on, 'commitMs').toFixed(2)}/${mean(r.off, 'commitMs').toFixed(2)}`;
     const perBatch = `${mean(r.on, 'perBatch').toFixed(1)}/${mean(r.off, 'perBatch').toFixed(1)}`;
-    console.log(`| ${pad(r.name, 26)} | ${pad(on, 18)} | ${pad(off, 19)} | ${pad(off ? (on / off).toFixed(3) : '-', 7)} | ${pad(`${Math.max(...r.on.map((x) => x.p99))}/${Math.max(...r.off.map((x) => x.p99))}`, 13)} | ${pad(commit, 20)} | ${pad(perBatch, 23)} |`);
+    console.log(`| ${pad(r.name, 26)} | ${pad(on, 18)} | ${pad(off, 19)} | ${pad(off ? (on / off).toFixed(3) : '-', 7)} | ${pad(`${Math.max(...r.on.map((x) => x.p99))}/${Math.max(...r.off.map((x) => x.p99))}`, 13)} | ${pad(`${web(r.on)}/${web(r.off)}`, 20)} | ${pad(commit, 20)} | ${pad(perBatch, 23)} |`);
     console.log(`    runs on: ${r.on.map((x) => x.rps).join(', ')}; off: ${r.off.map((x) => x.rps).join(', ')}`);
     if (off) check(`${r.name}: ${setting} on costs less than ${limit * 100} % (${(((off - on) / off) * 100).toFixed(1)} %)`, on >= (1 - limit) * off);
   }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureWebhooks } from '../../src/domains/webhooks/index.js';
 import { packageVersion, projectRoot } from '../../src/platform/paths.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
+import { NO_OBSERVER } from '../../src/transports/request-observer.js';
 import { has, parseMetrics, promtoolAvailable, promtoolCheck, scrape, valueOf } from '../support/metrics-text.js';
 import { baseEnv, freePort, spawnWorker } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -116,6 +117,19 @@ describe('GET /metrics', () => {
     expect(has(after, 'promotions_outbox_oldest_age_seconds')).toBe(true);
     expect(has(after, 'promotions_job_queue_depth', { queue: 'webhook-delivery', state: 'due' })).toBe(true);
     expect(valueOf(after, 'promotions_db_pool_connections', { pool: 'worker' })).toBeGreaterThan(0);
+  });
+
+  it('is not served, and nothing is counted, with metrics off', async () => {
+    const quiet = await startTestService();
+    try {
+      const { api } = await quiet.newWorkspace();
+      expect((await api.post('/api/v1/vouchers/NO-SUCH/redemption', { order: { amount: 100, currency: 'EUR' } })).body.code).toBe('voucher_not_found');
+      expect((await fetch(`${quiet.baseUrl}/metrics`)).status).toBe(404);
+      expect(quiet.metricsRegistry).toBeUndefined();
+      expect(quiet.service.pipeline.observer).toBe(NO_OBSERVER);
+    } finally {
+      await quiet.close();
+    }
   });
 
   it('passes promtool check metrics on both ports', async () => {
