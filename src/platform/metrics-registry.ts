@@ -56,6 +56,14 @@ export function registerSampledHistogram(registry: Registry, options: { name: st
   registerSampled(registry, options.name, options.help, 'histogram', async () => histogramValues(options.name, await options.sample()));
 }
 
+/**
+ * A histogram with labels whose counts are kept by the caller in BucketCounts (one increment an observation, nothing
+ * allocated: for a request path), read at each scrape.
+ */
+export function registerLabeledHistogram(registry: Registry, options: { name: string; help: string; sample: () => Array<{ labels: Record<string, string>; snapshot: BucketSnapshot }> }): void {
+  registerSampled(registry, options.name, options.help, 'histogram', async () => options.sample().flatMap((s) => histogramValues(options.name, s.snapshot, s.labels)));
+}
+
 /** A counter whose value is read at each scrape (a count kept by a worker thread). */
 export function registerSampledCounter(registry: Registry, options: { name: string; help: string; sample: () => Promise<number | undefined> }): void {
   registerSampled(registry, options.name, options.help, 'counter', async () => {

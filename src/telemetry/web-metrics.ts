@@ -2,9 +2,9 @@
 // from its partition threads at each scrape) and the pools. Label values come from closed sets only.
 import type { EngineFigures, PartitionFigureSnapshot } from '../contract/engine-port.js';
 import { EXPLANATION_CODES } from '../domains/redemptions/redemption.schemas.js';
-import { addSnapshots } from '../platform/bucket-counts.js';
+import { addSnapshots, BucketCounts } from '../platform/bucket-counts.js';
 import type { Pool } from '../platform/database.js';
-import { Counter, Gauge, Histogram, registerSampledCounter, registerSampledHistogram, sharedReading, type Registry } from '../platform/metrics-registry.js';
+import { Counter, Gauge, registerLabeledHistogram, registerSampledCounter, registerSampledHistogram, sharedReading, type Registry } from '../platform/metrics-registry.js';
 import { NO_OPERATION, type RequestObserver } from '../transports/request-observer.js';
 import { METRIC_PREFIX, registerPoolMetrics } from './process-metrics.js';
 
@@ -21,19 +21,20 @@ export interface WebMetricsOptions {
   pool: Pool;
 }
 
-type Child = { observe(value: number): void };
-
 /** Registers the web process's metrics; the observer goes to the operation pipeline (every face reports to it). */
 export function createWebMetrics(options: WebMetricsOptions): RequestObserver {
   const { registry } = options;
   const known = new Set([...options.operations, ...FACE_OPERATIONS, NO_OPERATION]);
   const codes = new Set<string>(EXPLANATION_CODES);
-  const requests = new Histogram({
+  // Counts per operation and status class, made at their first request: the hot path only increments one of them.
+  const counts = new Map<string, BucketCounts[]>();
+  registerLabeledHistogram(registry, {
     name: `${METRIC_PREFIX}http_request_duration_seconds`,
     help: 'Time to answer a request, by operation (registry name, rpc.batch, rpc.describe, mcp.message or none) and status class.',
-    labelNames: ['operation', 'status_class'],
-    buckets: REQUEST_SECONDS_BUCKETS,
-    registers: [registry],
+    sample: () =>
+      [...counts].flatMap(([operation, row]) =>
+        row.flatMap((c, i) => (c ? [{ labels: { operation, status_class: STATUS_CLASSES[i]! }, snapshot: c.snapshot() }] : [])),
+      ),
   });
   const refusals = new Counter({
     name: `${METRIC_PREFIX}refusals_total`,
@@ -41,16 +42,14 @@ export function createWebMetrics(options: WebMetricsOptions): RequestObserver {
     labelNames: ['operation', 'code'],
     registers: [registry],
   });
-  // One histogram child per operation and status class, made at its first request: the hot path only observes.
-  const children = new Map<string, Child[]>();
-  const childOf = (operation: string, status: number): Child => {
-    let row = children.get(operation);
+  const countsOf = (operation: string, status: number): BucketCounts => {
+    let row = counts.get(operation);
     if (!row) {
-      if (!known.has(operation)) return childOf(NO_OPERATION, status);
-      children.set(operation, (row = []));
+      if (!known.has(operation)) return countsOf(NO_OPERATION, status);
+      counts.set(operation, (row = []));
     }
     const index = status >= 100 && status < 600 ? Math.trunc(status / 100) : 0;
-    return (row[index] ??= requests.labels(operation, STATUS_CLASSES[index]!));
+    return (row[index] ??= new BucketCounts(REQUEST_SECONDS_BUCKETS));
   };
   const engine = sharedReading(() => options.engine.figures().catch(() => undefined));
   registerEngineMetrics(registry, engine);
@@ -60,7 +59,7 @@ export function createWebMetrics(options: WebMetricsOptions): RequestObserver {
   });
   return {
     answered(operation, status, seconds) {
-      childOf(operation, status).observe(seconds);
+      countsOf(operation, status).observe(seconds);
     },
     refused(operation, code) {
       refusals.inc({ operation: known.has(operation) ? operation : NO_OPERATION, code: codes.has(code) ? code : 'other' });

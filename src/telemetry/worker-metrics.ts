@@ -1,4 +1,4 @@
-// The worker process's metrics: webhook deliveries by outcome and their lag, the outbox's backlog and its oldest age,
+// The worker process's metrics: webhook deliveries by status and their lag, the outbox's backlog and its oldest age,
 // the job queues' depths and the worker's pool (read from the database at each scrape, shared by the metrics of it).
 import type { DeliveryObserver, DeliveryOutcome } from '../domains/webhooks/index.js';
 import type { Pool } from '../platform/database.js';
@@ -20,12 +20,12 @@ export function createWorkerMetrics(options: WorkerMetricsOptions): DeliveryObse
   const { registry } = options;
   const deliveries = new Counter({
     name: `${METRIC_PREFIX}webhook_deliveries_total`,
-    help: 'Webhook attempts by what they made of their delivery: delivered, retry_scheduled, dead (retries used up, or the endpoint inactive), replay_failed.',
-    labelNames: ['outcome'],
+    help: 'Webhook attempts by the status they left their delivery in: delivered, retry_scheduled, dead (retries used up, or the endpoint inactive), replay_failed.',
+    labelNames: ['status'],
     registers: [registry],
   });
-  // Every outcome shows from the start (at 0), so rates and alerts need no absent() guard.
-  for (const outcome of OUTCOMES) deliveries.inc({ outcome }, 0);
+  // Every status shows from the start (at 0), so rates and alerts need no absent() guard.
+  for (const status of OUTCOMES) deliveries.inc({ status }, 0);
   const lag = new Histogram({
     name: `${METRIC_PREFIX}webhook_delivery_lag_seconds`,
     help: 'From an event\'s recording (its transaction) to its webhook\'s successful delivery, retries included.',
@@ -72,7 +72,7 @@ export function createWorkerMetrics(options: WorkerMetricsOptions): DeliveryObse
   registerPoolMetrics(registry, { worker: async () => [options.pool] });
   return {
     outcome(outcome, lagSeconds) {
-      deliveries.inc({ outcome });
+      deliveries.inc({ status: outcome });
       if (lagSeconds !== undefined) lag.observe(Math.max(0, lagSeconds));
     },
   };

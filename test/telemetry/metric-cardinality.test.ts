@@ -34,6 +34,7 @@ const CLOSED: Record<string, (value: string) => boolean> = {
   partition: (v) => /^\d{1,3}$/.test(v),
   pool: (v) => ['web', 'partition', 'worker'].includes(v),
   state: (v) => ['busy', 'idle'].includes(v),
+  status: (v) => ['delivered', 'retry_scheduled', 'dead', 'replay_failed'].includes(v),
   version: (v) => /^\d+\.\d+\.\d+/.test(v),
   node_version: (v) => v === process.versions.node,
 };

@@ -106,7 +106,7 @@ describe('GET /metrics', () => {
     const after = parseMetrics(await scrape(worker.url, TOKEN));
     const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
 
-    expect(delta('promotions_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
+    expect(delta('promotions_webhook_deliveries_total', { status: 'delivered' })).toBe(1);
     expect(delta('promotions_webhook_deliveries_total')).toBe(1);
     expect(delta('promotions_webhook_delivery_lag_seconds_count')).toBe(1);
     const lag = delta('promotions_webhook_delivery_lag_seconds_sum');
