@@ -1,7 +1,8 @@
 // The one operation pipeline, shared by every face (REST, the hot-path dispatcher, RPC single and batch, MCP):
 // resolve the actor (pluggable authenticators) → check the scope → parse the input → run the handler with its unit
 // of work → the success status; anything thrown becomes a problem through error-mapping's problemOf(). Each HTTP
-// request is admitted once (admit(): the actor and its rate limit) before any of its operations run.
+// request is admitted once (admit(): the actor and its rate limit) before any of its operations run. A traced request
+// runs its operation in a span of its own; refusals are reported to the observer (/metrics).
 import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
 import { Existing, type AuditTrail, type BoundHandler, type HandlerContext, type ServiceDeps } from '../contract/handler.js';
 import type { Operation } from '../contract/operation.js';
@@ -11,7 +12,9 @@ import { secretFieldNamesFor } from '../contract/secrets.js';
 import { createMutations } from '../domains/audit/index.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimitDecision } from '../platform/rate-limit.js';
+import { inSpan, isTracing } from '../platform/tracing.js';
 import { parseOperationInput, type RawRequestParts } from './operation-input.js';
+import { NO_OBSERVER, refusalCodeOf, type RequestObserver } from './request-observer.js';
 
 export interface OperationResult {
   status: 200 | 201 | 202 | 204;
@@ -31,6 +34,8 @@ export interface PipelineOptions {
   secretFields: ReadonlySet<string>;
   /** Rate limits per caller and per client address; none: nothing is limited. */
   rateLimits?: RequestRateLimits | undefined;
+  /** Told of every request and refusal (metrics); none: nothing is counted. */
+  observer?: RequestObserver | undefined;
 }
 
 /** The token buckets admit() consults (domains/access RequestRateLimiter). */
@@ -76,6 +81,7 @@ export function idempotencyHeader(req: { headers: Record<string, string | string
 export class OperationPipeline {
   readonly handlers: readonly BoundHandler[];
   readonly deps: ServiceDeps;
+  readonly observer: RequestObserver;
   readonly #byName: ReadonlyMap<string, BoundHandler>;
   readonly #authenticators: readonly Authenticator[];
   readonly #secretFields: ReadonlySet<string>;
@@ -88,6 +94,7 @@ export class OperationPipeline {
   constructor(options: PipelineOptions) {
     this.handlers = options.handlers;
     this.deps = options.deps;
+    this.observer = options.observer ?? NO_OBSERVER;
     this.#byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
     this.#authenticators = options.authenticators;
     this.#secretFields = options.secretFields;
@@ -150,7 +157,18 @@ export class OperationPipeline {
   }
 
   /** Steps 2 to 4: scope, input, handler (with the unit of work its effect calls for). */
-  async execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
+  execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
+    if (!isTracing()) return this.#execute(bound, actor, raw, request, log);
+    const attributes = { 'promotions.operation': bound.operation.name, 'promotions.workspace_id': actor.workspaceId };
+    return inSpan(bound.operation.name, attributes, async (span) => {
+      const result = await this.#execute(bound, actor, raw, request, log);
+      const code = refusalCodeOf(result.body);
+      if (code) span.setAttribute('promotions.refusal_code', code);
+      return result;
+    });
+  }
+
+  async #execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
     const { operation } = bound;
     this.authorize(operation, actor);
     const input =
@@ -164,6 +182,8 @@ export class OperationPipeline {
     if (operation.effect === 'write' && !ctx.audited()) {
       throw new Error(`${operation.name} is a write but committed without an audit entry`);
     }
+    const refused = refusalCodeOf(output);
+    if (refused !== undefined) this.observer.refused(operation.name, refused);
     return { status: operation.successStatus, body: operation.successStatus === 204 ? undefined : output };
   }
 
