@@ -4,7 +4,8 @@
 // inserted, and the service's RSS with them in the database and a bounded cache. The insights rollup is compared in
 // the same run: hot-code and spread redeem against a second service process on the same database started with
 // INSIGHTS_ROLLUP=false (each process measured on codes whose partition slots it holds itself, so nothing is forwarded
-// to the other), in the order on, off, off, on (BENCH_ROLLUP=0 skips); the second process then stops.
+// to the other), in the order on, off, off, on (BENCH_ROLLUP=0 skips); the second process then stops. Metrics alike:
+// validate, hot-code and spread redeem against a second process started with METRICS=off (BENCH_METRICS=0 skips).
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
 import { fork } from 'node:child_process';
@@ -15,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { compareSetting, printComparison } from './setting-compare.mjs';
 import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
 
@@ -27,6 +29,9 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 900) * 1000;
 const ROLLUP_COMPARE = process.env.BENCH_ROLLUP !== '0';
 // Rounds of the rollup comparison, each on, off, off, on per scenario (more rounds average out a busy machine).
 const ROLLUP_ROUNDS = Number(process.env.BENCH_ROLLUP_ROUNDS ?? 2);
+// Metrics on (the default) against METRICS=off, rounds of on, off, off, on per scenario.
+const METRICS_COMPARE = process.env.BENCH_METRICS !== '0';
+const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 2);
 
 const cleanups = [];
 const alnum = (n) => {
@@ -51,9 +56,17 @@ const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
  * One scenario: warm-up, then the measured seconds. With `servicePid`, the CPU each part took meanwhile (from /proc), in
  * µs a request: the service's node threads (`web` its web thread alone), its PostgreSQL, and this load generator.
  */
+const picked = (name) => !ONLY.length || name.includes('fixed JSON') || name.startsWith('naive') || ONLY.some((w) => name.includes(w));
+const requestsOf = (options) => ({ connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } });
+
+/** Load for the warm-up time, nothing measured (a scenario's first run must not pay for a cold process alone). */
+async function warmUp(name, options) {
+  if (picked(name)) await autocannon({ ...requestsOf(options), duration: WARMUP });
+}
+
 async function load(name, options, servicePid) {
-  if (ONLY.length && !name.includes('fixed JSON') && !name.startsWith('naive') && !ONLY.some((w) => name.includes(w))) return { ...skipped, name };
-  const base = { connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } };
+  if (!picked(name)) return { ...skipped, name };
+  const base = requestsOf(options);
   await autocannon({ ...base, duration: WARMUP });
   const [before, selfBefore] = [servicePid ? await treeCpu(servicePid) : undefined, process.cpuUsage()];
   const result = await autocannon({ ...base, duration: DURATION });
@@ -223,7 +236,9 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
-  const rollupRows = ROLLUP_COMPARE ? await compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api }) : [];
+  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp, servicePid: service.pid };
+  const rollupRows = ROLLUP_COMPARE ? await compareSetting({ name: 'rollup', offEnv: { INSIGHTS_ROLLUP: 'false' } }, ['hot', 'spread'], { ...compared, rounds: ROLLUP_ROUNDS }) : [];
+  const metricsRows = METRICS_COMPARE ? await compareSetting({ name: 'metrics', offEnv: { METRICS: 'off' } }, ['validate', 'hot', 'spread'], { ...compared, rounds: METRICS_ROUNDS }) : [];
   const gift = await loadService('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
   const points = await loadService('pay with points, hot card', { url: `${baseUrl}/api/v1/vouchers/POINTS/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
   const stack = await loadService('3-voucher stack', {
@@ -344,21 +359,8 @@ async function main() {
     qualificationAtRate.rps > 0 && qualificationAtRate.p99 < 20,
   );
   printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack });
-  if (rollupRows.length) {
-    console.log(`\nInsights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database), same run, order on, off, off, on:\n`);
-    console.log(`| ${pad('scenario', 26)} | ${pad('rollup on req/s', 16)} | ${pad('rollup off req/s', 16)} | ${pad('on/off', 7)} | ${pad('p99 on/off ms', 13)} | ${pad('ms per commit on/off', 20)} | ${pad('writes per batch on/off', 23)} |`);
-    console.log(`|${'-'.repeat(28)}|${'-'.repeat(18)}|${'-'.repeat(18)}|${'-'.repeat(9)}|${'-'.repeat(15)}|${'-'.repeat(22)}|${'-'.repeat(25)}|`);
-    const mean = (runs, field) => runs.reduce((a, x) => a + x[field], 0) / runs.length;
-    for (const r of rollupRows) {
-      const on = Math.round(mean(r.on, 'rps'));
-      const off = Math.round(mean(r.off, 'rps'));
-      const commit = `${mean(r.on, 'commitMs').toFixed(2)}/${mean(r.off, 'commitMs').toFixed(2)}`;
-      const perBatch = `${mean(r.on, 'perBatch').toFixed(1)}/${mean(r.off, 'perBatch').toFixed(1)}`;
-      console.log(`| ${pad(r.name, 26)} | ${pad(on, 16)} | ${pad(off, 16)} | ${pad(off ? (on / off).toFixed(3) : '-', 7)} | ${pad(`${Math.max(...r.on.map((x) => x.p99))}/${Math.max(...r.off.map((x) => x.p99))}`, 13)} | ${pad(commit, 20)} | ${pad(perBatch, 23)} |`);
-      console.log(`    runs on: ${r.on.map((x) => x.rps).join(', ')}; off: ${r.off.map((x) => x.rps).join(', ')}`);
-      if (off) check(`${r.name}: the rollup costs less than 5 % (${(((off - on) / off) * 100).toFixed(1)} %)`, on >= 0.95 * off);
-    }
-  }
+  printComparison('Insights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database)', 'rollup', rollupRows, check);
+  printComparison('Metrics on against off (METRICS=off, a second process on the same database)', 'metrics', metricsRows, check);
   for (const p of partitionStats) {
     console.log(`partition ${p.partition}: ${p.batches} batches, ${p.averageBatch} writes per batch, ${p.averageCommitMs} ms per commit, ${p.guardRetries} guard retries, ${p.cached} vouchers cached`);
   }
@@ -391,103 +393,6 @@ async function main() {
     console.log(`\nbulk: ${BULK.toLocaleString('en')} codes generated and inserted in ${seconds.toFixed(1)} s (${Math.round(BULK / seconds).toLocaleString('en')} codes/s, 100,000 per call)`);
     console.log(`RSS of the service (web + ${os.availableParallelism()} partition threads) with ${(BULK + 10_006).toLocaleString('en')} vouchers in the database: ${(before / 2 ** 20).toFixed(0)} MB after generation, ${(after / 2 ** 20).toFixed(0)} MB after validating ${sample.length.toLocaleString('en')} distinct codes for 10 s (cache bound ${env.ENGINE_CACHE_SIZE} vouchers per partition)`);
   }
-}
-
-/**
- * Hot-code and spread redeem with the insights rollup on (the main service) and off (a second service process on the
- * same database with INSIGHTS_ROLLUP=false, redeeming its own codes), in the order on, off, off, on, so that a drift of
- * the machine during the runs weighs on both alike.
- */
-/** The engine's slot of a code (FNV-1a of workspace id and code, mod 64): which process decides it. */
-function slotOf(workspaceId, code) {
-  let hash = 0x811c9dc5;
-  const key = `${workspaceId}\u0000${code}`;
-  for (let i = 0; i < key.length; i++) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) % 64;
-}
-
-/** The slots a service's process holds, once `members` processes have split the 64. */
-async function heldSlots(url, members = 2) {
-  for (let i = 0; i < 80; i++) {
-    const leases = (await (await fetch(`${url}/ready`)).json()).checks?.partitions?.leases;
-    if (leases && leases.members === members && leases.owned.length === 64 / members) return new Set(leases.owned);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not settle on 32 slots`);
-}
-
-/**
- * The two processes share the database, so they split the 64 slots: each measures only codes it holds itself (a
- * request for a code the other holds would be forwarded there and decided with the other's rollup setting).
- */
-async function compareRollup({ env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api }) {
-  const offPort = await freePort();
-  const offEnv = { ...env, DATABASE_URL: databaseUrl, PORT: String(offPort), WORKER_HEALTH_PORT: String(await freePort()), INSIGHTS_ROLLUP: 'false' };
-  const off = await startService(offEnv);
-  const offUrl = `http://127.0.0.1:${offPort}`;
-  const [onSlots, offSlots] = [await heldSlots(baseUrl), await heldSlots(offUrl)];
-  const { id: workspaceId } = await api('GET', '/workspace');
-  const ownHot = async (prefix, slots) => {
-    let code;
-    do code = `${prefix}-${alnum(6)}`;
-    while (!slots.has(slotOf(workspaceId, code)));
-    await api('POST', '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, currency: 'EUR', redemptionLimit: 2_000_000_000 });
-    return code;
-  };
-  const [hotOn, hotOff] = [await ownHot('HOT-ON', onSlots), await ownHot('HOT-OFF', offSlots)];
-  const spreadOn = spread.filter((code) => onSlots.has(slotOf(workspaceId, code)));
-  const spreadOffOwn = spreadOff.filter((code) => offSlots.has(slotOf(workspaceId, code)));
-  console.error(`rollup comparison: each process measures its own codes (${spreadOn.length} and ${spreadOffOwn.length} of the 10,000 of each spread)`);
-  const pickFrom = (codes) => () => codes[Math.floor(Math.random() * codes.length)];
-  const scenarios = [
-    {
-      name: 'redeem, one hot code',
-      on: (label) => load(`rollup on: redeem, one hot code ${label}`, { url: `${baseUrl}/api/v1/vouchers/${hotOn}/redemption`, headers: auth, body: orderBody }),
-      off: (label) => load(`rollup off: redeem, one hot code ${label}`, { url: `${offUrl}/api/v1/vouchers/${hotOff}/redemption`, headers: auth, body: orderBody }),
-    },
-    {
-      name: 'redeem over 10,000 codes',
-      on: (label) => {
-        const pick = pickFrom(spreadOn);
-        return load(`rollup on: redeem over 10,000 codes ${label}`, { url: baseUrl, headers: auth, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }] });
-      },
-      off: (label) => {
-        const pick = pickFrom(spreadOffOwn);
-        return load(`rollup off: redeem over 10,000 codes ${label}`, { url: offUrl, headers: auth, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }] });
-      },
-    },
-  ];
-  // The partitions' commit figures around a run: time per commit statement and writes per batch of that run alone.
-  const commits = async (url) => {
-    const ready = await (await fetch(`${url}/ready`)).json();
-    const partitions = ready.checks?.partitions?.partitions ?? [];
-    return partitions.reduce((a, p) => ({ batches: a.batches + p.batches, ms: a.ms + p.batches * p.averageCommitMs, writes: a.writes + p.batches * p.averageBatch }), { batches: 0, ms: 0, writes: 0 });
-  };
-  const measured = async (url, run) => {
-    const before = await commits(url);
-    const row = await run();
-    const after = await commits(url);
-    const batches = after.batches - before.batches;
-    return { ...row, commitMs: batches ? (after.ms - before.ms) / batches : 0, perBatch: batches ? (after.writes - before.writes) / batches : 0 };
-  };
-  const rows = [];
-  for (const s of scenarios) {
-    const row = { name: s.name, on: [], off: [] };
-    for (let round = 1; round <= ROLLUP_ROUNDS; round++) {
-      row.on.push(await measured(baseUrl, () => s.on(`(${2 * round - 1})`)));
-      row.off.push(await measured(offUrl, () => s.off(`(${2 * round - 1})`)));
-      row.off.push(await measured(offUrl, () => s.off(`(${2 * round})`)));
-      row.on.push(await measured(baseUrl, () => s.on(`(${2 * round})`)));
-    }
-    rows.push(row);
-  }
-  // The rows after this one measure the first process alone again: it takes all 64 slots back.
-  await off.stop();
-  await heldSlots(baseUrl, 1);
-  return rows;
 }
 
 runBounded(main, TIMEOUT_MS, cleanups);

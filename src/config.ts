@@ -120,6 +120,11 @@ const EnvSchema = z.object({
   SIGN_IN_MAX_FAILURES_PER_EMAIL: positiveInt.max(1_000).default(5),
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: positiveInt.max(100_000).default(20),
   SIGN_IN_THROTTLE_WINDOW: duration.default(15 * 60_000),
+  METRICS: z.stringbool({ truthy: ['on', 'true', '1', 'yes'], falsy: ['off', 'false', '0', 'no'], error: 'must be on or off' }).default(true),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(1024).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default('promotions-service'),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number({ error: 'must be a number from 0 to 1' }).min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1').default(1),
 });
 
 export type Config = Readonly<{
@@ -178,12 +183,16 @@ export type Config = Readonly<{
   signInMaxFailuresPerEmail: number;
   signInMaxFailuresPerAddress: number;
   signInThrottleWindowMs: number;
+  /** GET /metrics on the web port and the worker's health port (off: nothing measured), behind a Bearer token when set. */
+  metrics: { enabled: boolean; token: string | undefined };
+  /** Traces to an OTLP/HTTP collector when an endpoint is set; `ratio` of new traces recorded. */
+  tracing: { endpoint: string | undefined; serviceName: string; ratio: number };
 }>;
 
 export class ConfigError extends Error {}
 
 /** Never echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY', 'BOOTSTRAP_ADMIN_PASSWORD']);
+const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY', 'BOOTSTRAP_ADMIN_PASSWORD', 'METRICS_TOKEN']);
 
 /** Empty strings count as unset, so `PORT= npm start` means the default. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
@@ -290,6 +299,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signInMaxFailuresPerEmail: e.SIGN_IN_MAX_FAILURES_PER_EMAIL,
     signInMaxFailuresPerAddress: e.SIGN_IN_MAX_FAILURES_PER_ADDRESS,
     signInThrottleWindowMs: e.SIGN_IN_THROTTLE_WINDOW,
+    metrics: { enabled: e.METRICS, token: e.METRICS_TOKEN },
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME, ratio: e.OTEL_TRACES_SAMPLER_ARG },
   });
 }
 

@@ -8,9 +8,12 @@ import { loadConfigOrExit } from './config.js';
 import { configureStaff, staffSettingsFrom } from './domains/staff/index.js';
 import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
 import { createLogger } from './platform/logger.js';
+import { answerClusterScrapes, clusterExposition } from './platform/metrics-endpoint.js';
 import { packageVersion } from './platform/paths.js';
 import { resolveSecretKey } from './platform/secret-key.js';
+import { startTracing, type Tracing } from './platform/tracing.js';
 import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase, type OpenDatabase } from './runtime.js';
+import { createProcessRegistry } from './telemetry/process-metrics.js';
 import { startWebService, type WebService } from './web-service.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('../workers/background.js', import.meta.url));
@@ -28,7 +31,7 @@ const clusterWorker = cluster.isWorker;
 const log = createLogger(config.logLevel).child(clusterWorker ? { web: cluster.worker!.id } : {});
 
 /** What is up so far: a stop (signal, or the embedded database lost for good) may come at any point of the start. */
-const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess; web?: Map<number, ClusterWorker> } = {};
+const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess; web?: Map<number, ClusterWorker>; tracing?: Tracing | undefined } = {};
 let stopping = false;
 
 /** The primary of WEB_PROCESSES web processes: database, migrations, background worker; a web process restarted if it dies. */
@@ -48,6 +51,8 @@ async function startPrimary() {
   const env = { DATABASE_URL: database.url, PARTITIONS: String(config.partitions) };
   const web = new Map<number, ClusterWorker>();
   running.web = web;
+  // A scrape of any web process is answered with the sum over all of them, gathered here.
+  if (config.metrics.enabled) answerClusterScrapes(log);
   const forkWeb = () => {
     const w = cluster.fork(env);
     web.set(w.id, w);
@@ -96,6 +101,8 @@ async function start() {
   }
   configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
   configureStaff(staffSettingsFrom(config));
+  running.tracing = await startTracing(config.tracing);
+  const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
   running.service = await startWebService({
     databaseUrl: database.url,
     pool: database.pool,
@@ -119,6 +126,8 @@ async function start() {
     hotPath: config.hotPathDispatcher,
     listen: { port: config.port, host: config.host },
     workerCheck: config.startWorker,
+    metrics: registry && { registry, token: config.metrics.token, ...(clusterWorker ? { exposition: clusterExposition(registry) } : {}) },
+    traced: running.tracing !== undefined,
   });
   if (clusterWorker) return;
   log.info({ port: config.port, host: config.host, version: packageVersion, embeddedDatabase: database.embedded }, 'listening');
@@ -149,6 +158,7 @@ async function stop(cause: string, exitCode: number): Promise<void> {
   const webExited = [...(web?.values() ?? [])].map((w) => new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))));
   for (const w of web?.values() ?? []) w.process.kill('SIGTERM');
   await service?.close({ drainMs: DRAIN_MS });
+  await running.tracing?.shutdown().catch(() => undefined);
   await Promise.all([workerExited, ...webExited]);
   await database?.close();
   log.info('stopped');

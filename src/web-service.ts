@@ -1,7 +1,7 @@
 // The web service's composition, the one place that wires it (main.ts and the tests both call it): engine, API-key
 // verifier and its revocation listener, rule listener, operation pipeline with its authenticators, express app,
-// hot-path dispatcher, HTTP server, readiness checks; and the order in which they stop.
-import { createServer, type Server } from 'node:http';
+// hot-path dispatcher, HTTP server, readiness checks, metrics and request spans; and the order in which they stop.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Authenticator } from './contract/actor.js';
 import type { RedemptionEngine } from './contract/engine-port.js';
@@ -20,11 +20,15 @@ import { databaseCheck, migrationsCheck, partitionsCheck, workerCheck } from './
 import type { CursorCodec } from './platform/cursor.js';
 import type { Pool } from './platform/database.js';
 import type { Logger } from './platform/logger.js';
+import { localExposition, metricsHandler, type MetricsExposition } from './platform/metrics-endpoint.js';
+import type { Registry } from './platform/metrics-registry.js';
+import { traceRequests } from './platform/tracing.js';
 import { readMigrationFiles } from './platform/migrations.js';
 import { listenForNotifications, type Listener } from './platform/notifications.js';
 import { OperationPipeline } from './transports/execute-operation.js';
 import { assertEveryOperationHandled, boundHandlers } from './transports/handler-registry.js';
 import { createHotPathDispatcher } from './transports/hot-path.js';
+import { createWebMetrics } from './telemetry/web-metrics.js';
 
 export interface WebServiceOptions {
   databaseUrl: string;
@@ -49,6 +53,13 @@ export interface WebServiceOptions {
   rateLimits?: RateLimitSettings | undefined;
   /** The largest streamed import body (CSV / NDJSON); default IMPORT_MAX_BYTES's default. */
   importMaxBytes?: number | undefined;
+  /**
+   * Metrics in this registry, served at GET /metrics (behind `token` when set); `exposition` answers a scrape (default:
+   * this registry; in a cluster, every web process's). Absent: no metrics, nothing measured.
+   */
+  metrics?: { registry: Registry; token?: string | undefined; exposition?: MetricsExposition } | undefined;
+  /** Each request in a server span (tracing was started: platform/tracing.ts). */
+  traced?: boolean;
 }
 
 /** Time for one whole request, upload included: a bulk import of a few hundred MB streams for minutes. */
@@ -72,7 +83,7 @@ async function untilListening(listeners: Listener[], timeoutMs: number): Promise
 export async function startWebService(options: WebServiceOptions): Promise<WebService> {
   const handlers = [...boundHandlers, ...(options.extraHandlers ?? [])];
   assertEveryOperationHandled(boundHandlers);
-  const { pool, log } = options;
+  const { pool, log, metrics } = options;
   const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log });
   const verifier = new ApiKeyVerifier(pool, log);
   const keyListener = verifier.listen(options.databaseUrl);
@@ -99,19 +110,22 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     authenticators: [apiKeyAuthenticator(verifier), staffSession, ...(options.authenticators ?? [])],
     secretFields: secretFieldNames(handlers.flatMap((h) => [h.operation.body, h.operation.output])),
     rateLimits: new RequestRateLimiter(verifier, options.rateLimits ?? rateLimitsFromEnvironment()),
+    observer: metrics && createWebMetrics({ registry: metrics.registry, operations: handlers.map((h) => h.operation.name), engine, pool }),
   });
+  const metricsRoute = metrics && metricsHandler({ exposition: metrics.exposition ?? localExposition(metrics.registry), token: metrics.token, log });
   const readinessChecks = options.readinessChecks ?? {
     database: databaseCheck(pool),
     partitions: partitionsCheck(engine),
     migrations: migrationsCheck(pool, await readMigrationFiles()),
     ...(options.workerCheck ? { worker: workerCheck(pool) } : {}),
   };
-  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks });
+  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks, metrics: metricsRoute });
   const hotPath = options.hotPath ? createHotPathDispatcher({ pipeline, maxBodyBytes: options.maxBodyBytes }) : undefined;
-  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     if (hotPath?.(req, res)) return;
     app(req, res);
-  });
+  };
+  const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, options.traced ? traceRequests(serve) : serve);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

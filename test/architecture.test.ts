@@ -55,6 +55,24 @@ describe('dependency direction', () => {
     expect(bad).toEqual([]);
   });
 
+  it('keeps telemetry/ (the metrics named after the service) to platform/, contract/, the observer interfaces and domains\' schemas and index', () => {
+    const bad = imports.filter(
+      (i) =>
+        within(i.from, 'telemetry') &&
+        !within(i.to, 'telemetry') &&
+        !within(i.to, 'platform') &&
+        !within(i.to, 'contract') &&
+        i.to !== 'transports/request-observer.ts' &&
+        !/^domains\/[^/]+\/(index|[^/]+\.schemas)\.ts$/.test(i.to),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('lets only the composition roots reach telemetry/: the parts report through interfaces they declare', () => {
+    const bad = imports.filter((i) => within(i.to, 'telemetry') && !within(i.from, 'telemetry') && !['main.ts', 'web-service.ts', 'jobs/background-worker.ts'].includes(i.from));
+    expect(bad).toEqual([]);
+  });
+
   it('has domains use each other only through index.ts, schemas or contracts', () => {
     const bad = imports.filter(
       (i) => domainOf(i.from) && domainOf(i.to) && domainOf(i.from) !== domainOf(i.to) && !/(index|\.schemas|\.contract|\.rules)\.ts$/.test(i.to),

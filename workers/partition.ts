@@ -30,7 +30,7 @@ port.on('message', (requests: PartitionRequest[]) => {
   for (const request of requests) {
     runtime.handle(
       request.call,
-      (result) => reply({ id: request.id, result }),
+      (result, timing) => reply(timing ? { id: request.id, result, timing } : { id: request.id, result }),
       (error) => {
         const problem = error instanceof ProblemError ? error.code : undefined;
         const detail = error instanceof Error ? error.message : String(error);

@@ -10,8 +10,27 @@ import type {
   ValidationOutcome,
 } from './checkout.schemas.js';
 import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
+import type { BucketSnapshot } from '../platform/bucket-counts.js';
 import type { AuditTrail } from './handler.js';
 import type { IdempotencyClaim } from './idempotency.js';
+
+/** A partition thread's figures as /metrics samples them (counts since the thread started). */
+export interface PartitionFigureSnapshot {
+  queued: number;
+  holds: number;
+  cached: number;
+  batchSizes: BucketSnapshot;
+  commitSeconds: BucketSnapshot;
+  guardRetries: number;
+  pool: { total: number; idle: number; waiting: number };
+}
+
+/** Each partition thread's figures (undefined: it did not answer in time), and the slots this process leases. */
+export interface EngineFigures {
+  partitions: Array<PartitionFigureSnapshot | undefined>;
+  slotsHeld: number;
+  members: number;
+}
 
 /** The customer of a request, resolved before the engine sees it (created when new). */
 export interface CustomerUse {
@@ -91,5 +110,6 @@ export interface RedemptionEngine {
   tierSnapshots(workspaceId: string): Promise<VoucherSnapshot[]>;
   /** The partition threads' figures and, under `leases`, the slots this process holds among the members. */
   check(): Promise<{ ok: boolean; detail: string; partitions?: unknown[]; leases?: unknown }>;
+  figures(): Promise<EngineFigures>;
   stop(): Promise<void>;
 }

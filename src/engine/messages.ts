@@ -3,6 +3,8 @@ import type { AuditTrail } from '../contract/handler.js';
 import type { ProblemCode, ProblemFieldError } from '../contract/problems.js';
 import type { Order } from '../contract/checkout.schemas.js';
 import type { UseContext, VoucherSnapshot } from '../checkout/redemption.rules.js';
+import type { TraceCarrier } from '../platform/tracing.js';
+import type { BatchTiming } from './partition/partition-figures.js';
 
 export type { CustomerUse, SessionOpening } from '../contract/engine-port.js';
 export type { IdempotencyClaim } from '../contract/idempotency.js';
@@ -80,6 +82,8 @@ export type PartitionCall =
   /** This process gained a partition lease: whatever it cached may have changed under another owner meanwhile. */
   | { type: 'forgetAll' }
   | { type: 'ping' }
+  /** The figures /metrics samples: queue, holds, cache, batch sizes and commit times, the thread's pool. */
+  | { type: 'figures' }
   /** Write the refusal counts kept in memory now (before a stop). */
   | { type: 'flush' };
 
@@ -88,9 +92,9 @@ export type Fence = readonly [slot: number, token: number];
 
 /**
  * A call as a partition thread receives it: with the lease it was routed under, which its writes carry to the database
- * (`fences`: a stack's, one per slot of its vouchers).
+ * (`fences`: a stack's, one per slot of its vouchers), and the span of a traced request (answered with its batch's times).
  */
-export type FencedCall = PartitionCall & { fence?: Fence | undefined; fences?: Fence[] | undefined };
+export type FencedCall = PartitionCall & { fence?: Fence | undefined; fences?: Fence[] | undefined; trace?: TraceCarrier | undefined };
 
 /** The detail of the 503 a partition answers when its lease moved before it could commit: the router asks the new owner. */
 export const PARTITION_MOVED = 'the partition of this voucher moved to another process; retry';
@@ -119,7 +123,7 @@ export interface PartitionRequest {
 }
 
 export type PartitionReply =
-  | { id: number; result: unknown }
+  | { id: number; result: unknown; timing?: BatchTiming }
   | { id: number; error: { problem?: ProblemCode; detail: string; sqlState?: string } };
 
 export interface PartitionSettings {

@@ -5,8 +5,11 @@ import { Worker } from 'node:worker_threads';
 import { ProblemError } from '../contract/problems.js';
 import type { Logger } from '../platform/logger.js';
 import { projectRoot } from '../platform/paths.js';
+import { activeTraceCarrier, recordSpan, type TraceCarrier } from '../platform/tracing.js';
 import { errorOf, NotOwner, type LinkClient } from './leases/engine-link.js';
 import { SLOTS, type PartitionLeases } from './leases/partition-leases.js';
+import type { EngineFigures, PartitionFigureSnapshot } from '../contract/engine-port.js';
+import type { BatchTiming } from './partition/partition-figures.js';
 import { isRefused, PARTITION_MOVED, type CustomerUse, type Fence, type FencedCall, type PartitionCall, type PartitionReply, type PartitionRequest, type PartitionSettings, type SnapshotEntry } from './messages.js';
 
 const PARTITION_ENTRY = new URL(`file://${projectRoot}/dist/workers/partition.js`);
@@ -25,6 +28,15 @@ export function partitionOf(workspaceId: string, code: string, partitions: numbe
 interface Waiting {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** The span of a traced request: its batch's spans are recorded under it when the answer comes. */
+  trace?: TraceCarrier | undefined;
+}
+
+/** A traced request's batch, decided and committed in the partition thread, as two spans of its trace. */
+function recordBatchSpans(parent: TraceCarrier, timing: BatchTiming, partition: number): void {
+  const attributes = { 'engine.partition': partition, 'engine.batch.writes': timing.writes, 'engine.commit.attempts': timing.attempts };
+  const batch = recordSpan(parent, 'engine.batch', timing.startedAt, timing.committedAt, attributes);
+  recordSpan(batch, 'engine.commit', timing.commitStartedAt, timing.committedAt, attributes);
 }
 
 class PartitionThread {
@@ -80,6 +92,7 @@ class PartitionThread {
     if (!waiting) return;
     this.waiting.delete(reply.id);
     if ('result' in reply) {
+      if (reply.timing && waiting.trace) recordBatchSpans(waiting.trace, reply.timing, this.settings.partition);
       if (isRefused(reply.result)) {
         const { problem, detail, errors } = reply.result.refused;
         waiting.reject(new ProblemError(problem, detail, { errors }));
@@ -104,8 +117,11 @@ class PartitionThread {
    */
   call(call: FencedCall): Promise<unknown> {
     const id = this.nextId++;
+    // A forwarded call brings its caller's trace; a local one takes the current span (none while tracing is off).
+    const trace = call.trace ?? activeTraceCarrier();
+    if (trace) call = { ...call, trace };
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+      this.waiting.set(id, { resolve, reject, trace });
       if (this.outbox.push({ id, call }) === 1) setImmediate(this.flush);
     });
   }
@@ -123,7 +139,7 @@ class PartitionThread {
 }
 
 /** Calls that change nothing: asked again of the next owner whatever became of the first attempt. */
-const SAFE_TO_REPEAT = new Set<PartitionCall['type']>(['snapshot', 'hold', 'release', 'forget', 'forgetAll', 'ping', 'flush']);
+const SAFE_TO_REPEAT = new Set<PartitionCall['type']>(['snapshot', 'hold', 'release', 'forget', 'forgetAll', 'ping', 'figures', 'flush']);
 const isRead = (call: PartitionCall) => SAFE_TO_REPEAT.has(call.type) || (call.type === 'validate' && !call.session);
 const LINK_TIMEOUT_MS = 15_000;
 
@@ -247,7 +263,9 @@ export class PartitionRouter {
   private async forward(url: string, slot: number, call: PartitionCall): Promise<unknown> {
     let reply;
     try {
-      reply = await this.link.call(url, slot, call, LINK_TIMEOUT_MS);
+      const trace = activeTraceCarrier();
+      const traced: FencedCall = trace ? { ...call, trace } : call;
+      reply = await this.link.call(url, slot, traced, LINK_TIMEOUT_MS);
     } catch (error) {
       // Refused before anything was sent, or a call that changes nothing: ask the next owner. Else the fate is unknown.
       if ((error as { code?: string }).code === 'ECONNREFUSED' || isRead(call)) throw new Moved();
@@ -314,6 +332,17 @@ export class PartitionRouter {
     return down.length
       ? { ok: false, detail: `partitions ${down.join(', ')} not answering; ${held}`, partitions, leases }
       : { ok: true, detail: `${answers.length} partitions; ${held}`, partitions, leases };
+  }
+
+  /** Each thread's figures for /metrics (undefined for one not answering within the time-out), and the slots held. */
+  async figures(timeoutMs: number): Promise<EngineFigures> {
+    const partitions = await Promise.all(
+      this.threads.map((t) =>
+        Promise.race([t.call({ type: 'figures' }) as Promise<PartitionFigureSnapshot>, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref())]).catch(() => undefined),
+      ),
+    );
+    const leases = this.leases.status();
+    return { partitions, slotsHeld: leases.owned.length, members: leases.members };
   }
 
   /** Each partition writes what it counted in memory (refusals), bounded in time, then all are stopped. */

@@ -135,6 +135,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     },
     tierSnapshots: (workspaceId) => loadTierSnapshots(options.db, workspaceId),
     check: () => router.check(2_000),
+    figures: () => router.figures(2_000),
     async stop() {
       // The leases first, so the others take the slots at their next tick; forwarded calls in flight still finish.
       await leases.stop();

@@ -1,5 +1,6 @@
-// Assembles the express app: request context, health, OpenAPI document, then the faces (/api/v1 REST, RPC, MCP),
-// every one of which runs operations through the one pipeline it is given.
+// Assembles the express app: /metrics, request timing, request context, health, OpenAPI document, then the faces
+// (/api/v1 REST, RPC, MCP), every one of which runs operations through the one pipeline it is given.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type RequestHandler } from 'express';
 import typeis from 'type-is';
 import { ProblemError } from '../contract/problems.js';
@@ -10,6 +11,7 @@ import { MCP_PATH, mcpRouter } from '../transports/mcp-http.js';
 import { API_PREFIX, buildOpenApiDocument } from '../transports/openapi-document.js';
 import { requestValidator } from '../transports/request-validator.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
+import { markedOperation, NO_OBSERVER, type RequestObserver } from '../transports/request-observer.js';
 import { RPC_PREFIX, rpcRouter } from '../transports/rpc.js';
 import { authenticate } from './authenticate.js';
 import { DASHBOARD_PATH, dashboardRoutes, sessionCookieRoutes } from './dashboard.js';
@@ -27,6 +29,17 @@ export interface AppOptions {
   /** Bodies streamed as CSV or NDJSON (bulk imports) have their own limit (IMPORT_MAX_BYTES). */
   importMaxBytes?: number | undefined;
   readinessChecks: Record<string, ReadinessCheck>;
+  /** GET /metrics (absent: metrics are off). */
+  metrics?: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+}
+
+/** Each request's operation, status and duration, told to the observer when its response closes. */
+function observeRequests(observer: RequestObserver): RequestHandler {
+  return (_req, res, next) => {
+    const started = performance.now();
+    res.once('close', () => observer.answered(markedOperation(res), res.statusCode, (performance.now() - started) / 1000));
+    next();
+  };
 }
 
 const requireJsonBody: RequestHandler = (req, _res, next) => {
@@ -59,6 +72,9 @@ export function createApp(options: AppOptions): express.Express {
     authenticate((caller) => pipeline.admit(caller)),
   ];
 
+  // Scrapes are neither timed nor logged.
+  if (options.metrics) app.get('/metrics', options.metrics);
+  if (pipeline.observer !== NO_OBSERVER) app.use(observeRequests(pipeline.observer));
   app.use(requestContext(options.log));
   app.use(healthRoutes(options.version, options.readinessChecks));
   app.get('/api/openapi.json', (_req, res) => {

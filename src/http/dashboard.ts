@@ -11,6 +11,7 @@ import { clearedSessionCookie, SESSION_TOKEN, sessionCookie, staffSettings, type
 import { hasRequestContent, JSON_TYPES, parseJsonBody, requestOrigin } from '../platform/http-request.js';
 import { projectRoot } from '../platform/paths.js';
 import type { OperationPipeline } from '../transports/execute-operation.js';
+import { markOperation } from '../transports/request-observer.js';
 
 export const DASHBOARD_PATH = '/dashboard';
 const DASHBOARD_DIR = path.join(projectRoot, 'dist', 'dashboard');
@@ -64,6 +65,7 @@ export function sessionCookieRoutes({ pipeline, maxBodyBytes }: SessionCookieRou
   const body = jsonBody(maxBodyBytes);
 
   const opening = (operationName: string) => async (req: Request, res: Response) => {
+    markOperation(res, operationName);
     const bound = pipeline.find(operationName);
     const parts = { params: {}, query: {}, body: req.body };
     const { status, body: output } = await pipeline.execute(bound, ANONYMOUS, { kind: 'parts', parts }, requestMeta(req), req.log);
@@ -74,6 +76,7 @@ export function sessionCookieRoutes({ pipeline, maxBodyBytes }: SessionCookieRou
   };
 
   const ending = (operationName: string) => async (req: Request, res: Response) => {
+    markOperation(res, operationName);
     const actor = await pipeline.authenticate(requestOrigin(req).credentials);
     const parts = { params: {}, query: {}, body: req.body };
     await pipeline.execute(pipeline.find(operationName), actor, { kind: 'parts', parts }, requestMeta(req), req.log);

@@ -8,6 +8,7 @@ import { expressPath, StreamedBody, type Operation } from '../contract/operation
 import { ProblemError } from '../contract/problems.js';
 import { charsetOf, hasRequestContent, isUtf8Charset, JSON_TYPES } from '../platform/http-request.js';
 import type { OperationPipeline } from '../transports/execute-operation.js';
+import { markOperation } from '../transports/request-observer.js';
 import { actorOf, requestMetaOf } from '../transports/rest.js';
 import { authenticate } from './authenticate.js';
 
@@ -56,6 +57,7 @@ function admitStream(operation: Operation, maxBytes: number): RequestHandler {
 function runStreamed(pipeline: OperationPipeline, bound: BoundHandler, maxBytes: number): RequestHandler {
   const { field, mediaTypes } = bound.operation.bodyStream!;
   return async (req, res, next) => {
+    markOperation(res, bound.operation.name);
     const mediaType = typeis(req, [...mediaTypes]) || mediaTypes[0]!;
     const body = new StreamedBody(mediaType, limited(req, maxBytes));
     try {

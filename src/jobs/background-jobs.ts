@@ -10,6 +10,7 @@ import {
   startWebhookDelivery,
   webhookDeliveryQueue,
   type DeliveryLimits,
+  type DeliveryObserver,
   type EventRetention,
   type WebhookSettings,
 } from '../domains/webhooks/index.js';
@@ -35,6 +36,8 @@ export async function startBackgroundJobs(options: {
   /** Default: EVENT_RETENTION's default, batches of EVENT_RETENTION_BATCH events. */
   eventRetention?: Partial<EventRetention>;
   loyalty?: Partial<LoyaltyJobSettings>;
+  /** Told of every webhook attempt's outcome (the worker's metrics). */
+  deliveryObserver?: DeliveryObserver | undefined;
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
@@ -63,6 +66,7 @@ export async function startBackgroundJobs(options: {
     settings: webhooks,
     userAgent: `promotions-service-webhooks/${packageVersion}`,
     ...(options.limits ? { limits: options.limits } : {}),
+    observer: options.deliveryObserver,
   });
   const loyalty = await startLoyaltyJobs({ pool, log: log.child({ component: 'loyalty' }), ...(options.loyalty ? { settings: options.loyalty } : {}) });
   const referrals = startReferralJobs({ pool, log: log.child({ component: 'referrals' }) });

@@ -1,5 +1,5 @@
-// The worker process's runtime: database, heartbeat loop, /health, and the pg-boss jobs (webhook delivery, loyalty,
-// pruning).
+// The worker process's runtime: database, heartbeat loop, /health and /metrics, traces when configured, and the pg-boss
+// jobs (webhook delivery, loyalty, pruning).
 import { randomUUID } from 'node:crypto';
 import type { createServer as CreateServer } from 'node:http';
 import os from 'node:os';
@@ -7,13 +7,23 @@ import type { Config } from '../config.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
 import { configureWebhooks, webhookSettingsFrom } from '../domains/webhooks/index.js';
+import { readOutboxBacklog } from '../domains/events/index.js';
+import { isMetricsRequest, localExposition, metricsHandler } from '../platform/metrics-endpoint.js';
 import { resolveSecretKey } from '../platform/secret-key.js';
+import { startTracing } from '../platform/tracing.js';
 import { openDatabase } from '../runtime.js';
+import { createProcessRegistry } from '../telemetry/process-metrics.js';
+import { createWorkerMetrics } from '../telemetry/worker-metrics.js';
+import { readQueueDepths } from './queue-depth.queries.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { HEARTBEAT_INTERVAL_MS, recordHeartbeat, removeHeartbeat } from './worker-heartbeat.queries.js';
 
 export async function runBackgroundWorker(config: Config, log: Logger, createServer: typeof CreateServer) {
+  const tracing = await startTracing(config.tracing);
   const database = await openDatabase(config, log, 8);
+  const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
+  const deliveryObserver = registry && createWorkerMetrics({ registry, pool: database.pool, outbox: () => readOutboxBacklog(database.pool), queues: () => readQueueDepths(database.pool) });
+  const serveMetrics = registry && metricsHandler({ exposition: localExposition(registry), token: config.metrics.token, log });
   const webhooks = webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir));
   configureWebhooks(webhooks);
   const identity = { id: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, pid: process.pid, host: os.hostname() };
@@ -34,11 +44,13 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
     auditRetentionDays: config.auditRetentionDays,
     eventRetention: { retentionMs: config.eventRetentionMs },
     loyalty: { intervalMs: config.loyaltyJobsIntervalMs },
+    deliveryObserver,
   });
   await beat();
   const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
 
   const health = createServer((req, res) => {
+    if (serveMetrics && isMetricsRequest(req.url)) return serveMetrics(req, res);
     const ok = req.url === '/health' && healthy;
     res.writeHead(req.url === '/health' ? (ok ? 200 : 503) : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(req.url === '/health' ? { status: ok ? 'ok' : 'degraded', version: packageVersion, workerId: identity.id } : { status: 404 }));
@@ -56,6 +68,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
       await jobs.stop();
       await removeHeartbeat(database.pool, identity.id).catch(() => undefined);
       await database.close();
+      await tracing?.shutdown().catch(() => undefined);
     },
   };
 }

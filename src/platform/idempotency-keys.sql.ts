@@ -1,5 +1,5 @@
 // Idempotency, its SQL (every statement on idempotency_keys): claim a key in a transaction, store the reply with the
-// change, find stored replies, prune; the engine's batch claims with claimKeysStatement. See contract/idempotency.ts.
+// change, find stored replies, prune; the engine's batch claims with claimKeysSql. See contract/idempotency.ts.
 import type { Sql } from './database.js';
 
 /** A key with the reply to store under it (a batch's keys), or a stored one as read back. */
@@ -11,13 +11,15 @@ export interface StoredKey {
 }
 
 /**
- * The batch form of the claim, for a statement's CTE: $1 workspace ids, $2 keys, $3 fingerprints, $4 replies (jsonb).
- * It returns one row per key claimed; fewer rows than keys means some key was taken first (the batch's key guard).
+ * The batch form of the claim, for a statement's CTE; its arrays are the caller's parameters (workspace ids, keys,
+ * fingerprints, replies as jsonb). One row per key claimed: fewer rows than keys means some key was taken first.
  */
-export const claimKeysStatement = `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])
+export function claimKeysSql(p: { workspaceIds: string; keys: string; requestHashes: string; responses: string }): string {
+  return `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)
+  SELECT * FROM unnest(${p.workspaceIds}, ${p.keys}, ${p.requestHashes}, ${p.responses})
   ON CONFLICT (workspace_id, key) DO NOTHING
   RETURNING 1`;
+}
 
 /**
  * Claims `key` in the transaction `tx`: undefined when this request is first (the reply is stored later, in the same

@@ -2,6 +2,7 @@
 // resolve the actor (pluggable authenticators) → check the scope → parse the input → the idempotency claim → run
 // the handler with its unit of work → the success status; anything thrown becomes a problem through error-mapping's
 // problemOf(). Each HTTP request is admitted once (admit(): the actor and its rate limit) before its operations run.
+// A traced request runs its operation in a span of its own; refusals are reported to the observer (/metrics).
 import type { Actor, Authenticator, Credentials, RequestMeta } from '../contract/actor.js';
 import { Existing, Refused, type AuditTrail, type BoundHandler, type HandlerContext, type RefusedOutcome, type ServiceDeps, type UnitOfWork } from '../contract/handler.js';
 import { claimOf, replayOf, type IdempotencyClaim } from '../contract/idempotency.js';
@@ -14,7 +15,9 @@ import { withTransaction } from '../platform/database.js';
 import { claimKey, storeReply } from '../platform/idempotency-keys.sql.js';
 import type { Logger } from '../platform/logger.js';
 import type { RateLimitDecision } from '../platform/rate-limit.js';
+import { inSpan, isTracing } from '../platform/tracing.js';
 import { parseOperationInput, type RawRequestParts } from './operation-input.js';
+import { NO_OBSERVER, refusalCodeOf, type RequestObserver } from './request-observer.js';
 
 export interface OperationResult {
   status: 200 | 201 | 202 | 204;
@@ -34,6 +37,8 @@ export interface PipelineOptions {
   secretFields: ReadonlySet<string>;
   /** Rate limits per caller and per client address; none: nothing is limited. */
   rateLimits?: RequestRateLimits | undefined;
+  /** Told of every request and refusal (metrics); none: nothing is counted. */
+  observer?: RequestObserver | undefined;
 }
 
 /** The token buckets admit() consults (domains/access RequestRateLimiter). */
@@ -86,6 +91,7 @@ export function idempotencyHeader(req: { headers: Record<string, string | string
 export class OperationPipeline {
   readonly handlers: readonly BoundHandler[];
   readonly deps: ServiceDeps;
+  readonly observer: RequestObserver;
   readonly #byName: ReadonlyMap<string, BoundHandler>;
   readonly #authenticators: readonly Authenticator[];
   readonly #secretFields: ReadonlySet<string>;
@@ -98,6 +104,7 @@ export class OperationPipeline {
   constructor(options: PipelineOptions) {
     this.handlers = options.handlers;
     this.deps = options.deps;
+    this.observer = options.observer ?? NO_OBSERVER;
     this.#byName = new Map(options.handlers.map((h) => [h.operation.name, h]));
     this.#authenticators = options.authenticators;
     this.#secretFields = options.secretFields;
@@ -160,7 +167,18 @@ export class OperationPipeline {
   }
 
   /** Steps 2 to 4: scope, input, handler (with the unit of work its effect calls for). */
-  async execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
+  execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
+    if (!isTracing()) return this.#execute(bound, actor, raw, request, log);
+    const attributes = { 'promotions.operation': bound.operation.name, 'promotions.workspace_id': actor.workspaceId };
+    return inSpan(bound.operation.name, attributes, async (span) => {
+      const result = await this.#execute(bound, actor, raw, request, log);
+      const code = refusalCodeOf(result.body);
+      if (code) span.setAttribute('promotions.refusal_code', code);
+      return result;
+    });
+  }
+
+  async #execute(bound: BoundHandler, actor: Actor, raw: RawInput, request: RequestMeta, log: Logger): Promise<OperationResult> {
     const { operation } = bound;
     this.authorize(operation, actor);
     const input =
@@ -186,6 +204,8 @@ export class OperationPipeline {
     if (ctx.reply() !== NO_REPLY && ctx.reply() !== output) {
       throw new Error(`${operation.name} answered other than its unit of work's result, which its replays answer`);
     }
+    const refused = refusalCodeOf(output);
+    if (refused !== undefined) this.observer.refused(operation.name, refused);
     return { status: operation.successStatus, body: operation.successStatus === 204 ? undefined : output };
   }
 

@@ -90,8 +90,10 @@ async function serve(route: Route, match: RegExpExecArray, req: IncomingMessage,
     // A body we stopped reading (too large) must not be read as the next request.
     if (shown.code === 'payload_too_large') req.resume();
   }
+  const elapsed = performance.now() - started;
+  pipeline.observer.answered(operation.name, res.statusCode, elapsed / 1000);
   const level = res.statusCode === 500 ? 'error' : res.statusCode >= 500 ? 'warn' : 'info';
-  if (log.isLevelEnabled(level)) log[level]({ ...context, req: { id: requestId, method: req.method, url: req.url }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) }, 'request completed');
+  if (log.isLevelEnabled(level)) log[level]({ ...context, req: { id: requestId, method: req.method, url: req.url }, res: { statusCode: res.statusCode }, responseTime: Math.round(elapsed) }, 'request completed');
 }
 
 function send(res: ServerResponse, status: number, type: string, payload: string): void {

@@ -7,6 +7,7 @@ import { ProblemError } from '../contract/problems.js';
 import { hasScope } from '../contract/scopes.js';
 import { problemOf } from './error-mapping.js';
 import type { OperationPipeline } from './execute-operation.js';
+import { markOperation } from './request-observer.js';
 import { createToolServer, parseToolsets, type ToolCallOutcome, type Toolset } from './mcp-tools.js';
 import { actorOf, requestMetaOf } from './rest.js';
 
@@ -25,6 +26,7 @@ export function mcpRouter(options: McpRouterOptions): Router {
   const operations = pipeline.operations;
 
   router.post('/', ...options.guard, async (req, res) => {
+    markOperation(res, 'mcp.message');
     // Streamable HTTP answers JSON or an event stream: a client must accept both (the SDK would answer a bare
     // JSON-RPC error; the API's problem+json says the same to any HTTP client).
     const accept = String(req.headers.accept ?? '');

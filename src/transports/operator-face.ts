@@ -56,6 +56,7 @@ function absentEngine(): RedemptionEngine {
     campaignChanged: refuse,
     rulesChanged: refuse,
     tierSnapshots: refuse,
+    figures: refuse,
     check: async () => ({ ok: false, detail: 'the operator face runs no redemption engine' }),
     stop: async () => undefined,
   };

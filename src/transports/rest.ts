@@ -4,6 +4,7 @@ import type { Actor, RequestMeta } from '../contract/actor.js';
 import { expressPath } from '../contract/operation.js';
 import { requestOrigin } from '../platform/http-request.js';
 import { idempotencyHeader, type OperationPipeline } from './execute-operation.js';
+import { markOperation } from './request-observer.js';
 
 /** What the audit log records of an express request; `req.id` is the X-Request-Id the response carries. */
 export function requestMetaOf(req: Request): RequestMeta {
@@ -24,6 +25,7 @@ export function scopeChecks(pipeline: OperationPipeline): Router {
   const router = Router();
   for (const { operation } of pipeline.handlers) {
     router[operation.method](expressPath(operation.path), (_req, res, next) => {
+      markOperation(res, operation.name);
       pipeline.authorize(operation, actorOf(res));
       next();
     });

@@ -10,6 +10,7 @@ import { CLIENT_VERSION_HEADER, isCompatibleVersion, MAX_BATCH_CALLS, parseVersi
 import type { Logger } from '../platform/logger.js';
 import { problemOf, zodIssuesToFieldErrors } from './error-mapping.js';
 import { idempotencyHeader, type OperationPipeline } from './execute-operation.js';
+import { markOperation } from './request-observer.js';
 import { actorOf, requestMetaOf } from './rest.js';
 
 export const RPC_PREFIX = '/api/rpc';
@@ -88,6 +89,7 @@ export function rpcRouter(options: RpcRouterOptions): Router {
   router.use(...options.guard);
 
   router.get('/', (_req, res) => {
+    markOperation(res, 'rpc.describe');
     const actor = actorOf(res);
     res.json({
       version: options.version,
@@ -102,6 +104,7 @@ export function rpcRouter(options: RpcRouterOptions): Router {
   router.post('/:operation', async (req, res) => {
     const name = req.params.operation as string;
     const bound = pipeline.find(name, `; GET ${RPC_PREFIX} lists them`);
+    markOperation(res, bound.operation.name);
     const raw = { kind: 'merged' as const, value: req.body, idempotencyKey: idempotencyHeader(req) };
     const { status, body } = await pipeline.execute(bound, actorOf(res), raw, requestMetaOf(req), req.log);
     if (status === 204) res.status(204).end();
@@ -109,6 +112,7 @@ export function rpcRouter(options: RpcRouterOptions): Router {
   });
 
   router.post('/', async (req, res) => {
+    markOperation(res, 'rpc.batch');
     const calls = parseBatch(req.body);
     const ctx = { actor: actorOf(res), request: requestMetaOf(req), log: req.log };
     // One after another, in the order given: a later call sees what an earlier one did (e.g. a duplicate code

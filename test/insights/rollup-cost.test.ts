@@ -4,7 +4,8 @@
 // measurement, not a check of behaviour: it runs only with INSIGHTS_BENCH=1 (hold /tmp/bench.lock meanwhile).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitBatch, type BatchWrites, type RedemptionRow, type RollupDelta } from '../../src/engine/partition/batch-commit.sql.js';
+import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
+import type { BatchWrites, RedemptionRow, RollupDelta } from '../../src/engine/partition/batch-writes.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const enabled = process.env.INSIGHTS_BENCH === '1';

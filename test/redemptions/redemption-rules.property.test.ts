@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allocate, cappedDiscount, percentOf, type LineState } from '../../src/checkout/discount.rules.js';
-import { evaluateStack, pointsFor, pointsWorth, type StackEntry, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
+import { pointsFor, pointsWorth, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
+import { evaluateStack, type StackEntry } from '../../src/checkout/stack.rules.js';
 
 const money = fc.integer({ min: 0, max: 10_000_000 });
 

@@ -9,7 +9,9 @@ import type { ReadinessCheck } from '../../src/http/health.js';
 import { createCursorCodec } from '../../src/platform/cursor.js';
 import type { Pool } from '../../src/platform/database.js';
 import { createLogger, type Logger } from '../../src/platform/logger.js';
+import type { Registry } from '../../src/platform/metrics-registry.js';
 import { packageVersion } from '../../src/platform/paths.js';
+import { createProcessRegistry } from '../../src/telemetry/process-metrics.js';
 import { startWebService, type WebService } from '../../src/web-service.js';
 import { apiClient, type ApiClient } from './api-client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -21,6 +23,8 @@ export interface TestService {
   pool: Pool;
   engine: RedemptionEngine;
   service: WebService;
+  /** The registry /metrics serves, when the service was started with metrics. */
+  metricsRegistry: Registry | undefined;
   /** A fresh workspace with a key holding the given scopes (default `*`). */
   newWorkspace(scopes?: string[]): Promise<{ workspaceId: string; key: string; api: ApiClient }>;
   /** A key of the default workspace with `*` and `workspaces:admin`, as the CLI makes. */
@@ -44,6 +48,10 @@ export interface TestServiceOptions {
   /** Operations beyond the registry's, seen in every face. */
   extraHandlers?: BoundHandler[];
   version?: string;
+  /** Serve /metrics (behind `token` when given), as the service does unless METRICS=off. */
+  metrics?: { token?: string };
+  /** Each request in a server span (a test started tracing first). */
+  traced?: boolean;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -51,6 +59,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const ownDatabase = options.database === undefined;
   const pool = options.pool?.(db) ?? db.pool;
   const log = options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
+  const metricsRegistry = options.metrics && createProcessRegistry(options.version ?? packageVersion);
   // The same composition as main.ts: API-key cache with its revocation listener, rule listener, engine, faces.
   const service = await startWebService({
     databaseUrl: db.url,
@@ -67,6 +76,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     // Tests send bursts of requests without a valid key on purpose (bad input, unknown keys): the per-address limit
     // is generous here unless a test sets RATE_LIMIT_* itself (the rate-limit tests do).
     rateLimits: rateLimitsFromEnvironment({ RATE_LIMIT_PER_ADDRESS: '100000', RATE_LIMIT_BURST_PER_ADDRESS: '100000', ...process.env }),
+    metrics: metricsRegistry && { registry: metricsRegistry, token: options.metrics?.token },
+    traced: options.traced ?? false,
   });
   const baseUrl = service.url;
   const engine = service.engine;
@@ -76,6 +87,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     pool,
     engine,
     service,
+    metricsRegistry,
     async newWorkspace(scopes = ['*']) {
       const workspace = await createWorkspace(db.pool, `test ${randomBytes(3).toString('hex')}`);
       const key = scopes.length === 1 && scopes[0] === '*'

@@ -68,6 +68,20 @@ describe('configuration from the environment', () => {
     }
   });
 
+  it('turns metrics on by default, off with METRICS=off, and tracing on only with an OTLP endpoint', () => {
+    expect(loadConfig({})).toMatchObject({ metrics: { enabled: true, token: undefined }, tracing: { endpoint: undefined, serviceName: 'promotions-service', ratio: 1 } });
+    expect(loadConfig({ METRICS: 'off' }).metrics.enabled).toBe(false);
+    const token = 'm'.repeat(20);
+    expect(loadConfig({ METRICS_TOKEN: token, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_SAMPLER_ARG: '0.1' })).toMatchObject({
+      metrics: { enabled: true, token },
+      tracing: { endpoint: 'http://127.0.0.1:4318', ratio: 0.1 },
+    });
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/^Invalid configuration: OTEL_EXPORTER_OTLP_ENDPOINT /);
+    expect(() => loadConfig({ METRICS: 'sometimes' })).toThrow(/^Invalid configuration: METRICS must be on or off/);
+    const short = 'tooshort';
+    expect(() => loadConfig({ METRICS_TOKEN: short })).toThrow(/^Invalid configuration: METRICS_TOKEN must be at least 16 characters$/);
+  });
+
   it('parses duration lists', () => {
     expect(parseDurationList('500ms, 30s,5m,2h,1d')).toEqual([500, 30_000, 300_000, 7_200_000, 86_400_000]);
     expect(() => parseDurationList('5 minutes')).toThrow(/not a duration/);

@@ -13,6 +13,15 @@ export async function recordEvent(tx: Sql, workspaceId: string, type: EventType,
   return id!;
 }
 
+/** Events not yet turned into deliveries, and the age of the oldest (0 when none): the outbox's backlog. */
+export async function readOutboxBacklog(db: Sql): Promise<{ events: number; oldestAgeSeconds: number }> {
+  const { rows } = await db.query<{ events: number; oldest_age_seconds: number }>(
+    `SELECT count(*)::int AS events, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS oldest_age_seconds
+     FROM events WHERE dispatched_at IS NULL`,
+  );
+  return { events: rows[0]!.events, oldestAgeSeconds: rows[0]!.oldest_age_seconds };
+}
+
 /** Many events in one statement (the engine's group commit records a whole batch at once). Ids in input order. */
 export async function recordEvents(tx: Sql, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];

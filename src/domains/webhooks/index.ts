@@ -11,6 +11,8 @@ export {
   WEBHOOK_DELIVERY_QUEUE,
   DEFAULT_DELIVERY_LIMITS,
   type DeliveryLimits,
+  type DeliveryObserver,
+  type DeliveryOutcome,
   type WebhookDelivery as WebhookDeliveryPipeline,
 } from './delivery/webhook-delivery.jobs.js';
 export {

@@ -4,7 +4,7 @@ import type { AuditTrail, RecordedChange } from '../../contract/handler.js';
 import { insertAuditEntries, type NewAuditEntry } from '../../domains/audit/index.js';
 import { recordEvents, type NewEvent } from '../../domains/events/index.js';
 import type { Sql } from '../../platform/database.js';
-import type { LedgerRow, RollbackRow } from './batch-commit.sql.js';
+import type { LedgerRow, RollbackRow } from './batch-writes.js';
 
 export type AuditedWrite =
   | { kind: 'rollback'; trail: AuditTrail; rollback: RollbackRow }

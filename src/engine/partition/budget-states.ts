@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
 import type { BudgetLeft, VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { Sql } from '../../platform/database.js';
-import type { BudgetDelta } from './batch-commit.sql.js';
+import type { BudgetDelta } from './batch-writes.js';
 import { loadBudgetUsage } from './hot-path.sql.js';
 
 const BUDGET_TTL_MS = 1_000;

@@ -5,7 +5,8 @@
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { recordAuditedWrites } from './audited-writes.js';
-import { commitBatch, settleBalances, type BatchResult, type BatchWrites, type VoucherAfter } from './batch-commit.sql.js';
+import { commitBatch, type BatchResult } from './batch-commit.sql.js';
+import { settleBalances, type BatchWrites, type VoucherAfter } from './batch-writes.js';
 import { findStoredReplies } from '../../platform/idempotency-keys.sql.js';
 import type { UsageKey } from './hot-path.sql.js';
 import { debitPoints, refundPoints } from './points-moves.sql.js';

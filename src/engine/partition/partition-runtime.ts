@@ -28,6 +28,7 @@ import { applyCommitted, setPending } from './committed-state.js';
 import { codesOf, customerOf, keysOf } from './partition-calls.js';
 import { refusalCodeOf, RefusalCounts } from './refusal-counts.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
+import { anyTraced, epochMs, PartitionFigures, type BatchTiming } from './partition-figures.js';
 import { planWrites, type WriteCall } from './write-planner.js';
 
 export interface PartitionOptions {
@@ -45,7 +46,7 @@ export interface PartitionOptions {
   now?: () => number;
 }
 
-type Reply = (result: unknown) => void;
+type Reply = (result: unknown, timing?: BatchTiming) => void;
 type Fail = (error: unknown) => void;
 
 interface Item {
@@ -57,6 +58,8 @@ interface Item {
   alone?: boolean;
   /** Already retried once after a deadlock. */
   retried?: boolean;
+  /** A traced request's batch times, sent with its answer. */
+  timing?: BatchTiming;
 }
 
 const COMMIT_ATTEMPTS = 6;
@@ -97,24 +100,15 @@ export class PartitionRuntime {
     }
   }
 
-  private readonly counters = { batches: 0, writes: 0, commitMs: 0, retries: 0 };
+  private readonly figures = new PartitionFigures();
 
   /** For /ready and operators: cache fill, queue, and the group-commit figures so far. */
   stats() {
-    const { batches, writes, commitMs, retries } = this.counters;
-    return {
-      cached: this.cache.size,
-      queued: this.queue.length,
-      holds: this.holds.size,
-      batches,
-      averageBatch: batches ? Math.round((writes / batches) * 10) / 10 : 0,
-      averageCommitMs: batches ? Math.round((commitMs / batches) * 100) / 100 : 0,
-      guardRetries: retries,
-    };
+    return { cached: this.cache.size, queued: this.queue.length, holds: this.holds.size, ...this.figures.averages() };
   }
 
   /** Entry point of every request from the web thread. */
-  handle(call: PartitionCall, reply: Reply, fail: Fail): void {
+  handle(call: FencedCall, reply: Reply, fail: Fail): void {
     try {
       if (this.handleAtOnce(call, reply)) return;
     } catch (error) {
@@ -138,6 +132,9 @@ export class PartitionRuntime {
     switch (call.type) {
       case 'ping':
         reply(this.stats());
+        return true;
+      case 'figures':
+        reply(this.figures.snapshot({ queued: this.queue.length, holds: this.holds.size, cached: this.cache.size }, this.options.db));
         return true;
       case 'flush':
         void this.refusals.flush().then(() => reply(null));
@@ -303,7 +300,7 @@ export class PartitionRuntime {
 
   private answer(item: Item, result: unknown): void {
     item.done = true;
-    item.reply(result);
+    item.reply(result, item.timing);
   }
 
   /** A refusal naming fields travels as a result (a thread's error reply holds no fields); the router rethrows it. */
@@ -316,6 +313,7 @@ export class PartitionRuntime {
   }
 
   private async runBatch(items: Item[]): Promise<void> {
+    const startedAt = epochMs();
     const rollbackRows = await this.loadRollbackTargets(items);
     await this.loadState(items);
     const now = this.now();
@@ -333,7 +331,7 @@ export class PartitionRuntime {
         this.answer(item, this.fencedHold(call, call.items.map((i) => this.cache.peek(key(i.code))!), now));
       } else writes.push(item);
     }
-    if (writes.length) await this.commitWrites(writes, rollbackRows);
+    if (writes.length) await this.commitWrites(writes, rollbackRows, startedAt);
   }
 
   /** Loads, in one query each, the vouchers and per-customer counts the batch needs and the cache lacks. */
@@ -432,7 +430,7 @@ export class PartitionRuntime {
 
   // ---- writes -----------------------------------------------------------------------------------------------------
 
-  private async commitWrites(writes: Item[], rollbackRows: Map<string, StoredRedemption>): Promise<void> {
+  private async commitWrites(writes: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number): Promise<void> {
     let pending = await this.replays.answer(writes);
     for (let attempt = 0; pending.length; attempt++) {
       if (attempt === COMMIT_ATTEMPTS) {
@@ -467,18 +465,22 @@ export class PartitionRuntime {
       this.budgets.setPending(campaignTaken, +1);
       let result;
       const started = performance.now();
+      const statement = !isEmpty(plan);
       try {
         const rollup = this.options.insightsRollup === false ? 'off' : { writer: this.options.partition ?? 0 };
-        result = isEmpty(plan) ? ({ ok: true, vouchers: [], usage: [] } as const) : await commitPlan(this.options.db, plan, rollup);
+        result = statement ? await commitPlan(this.options.db, plan, rollup) : ({ ok: true, vouchers: [], usage: [] } as const);
       } finally {
         setPending(taken, reserving, -1);
         this.budgets.setPending(campaignTaken, -1);
       }
-      this.counters.batches += 1;
-      this.counters.writes += pending.length;
-      this.counters.commitMs += performance.now() - started;
-      if (!result.ok) this.counters.retries += 1;
+      const commitMs = performance.now() - started;
+      this.figures.committed(pending.length, commitMs, { ok: result.ok, statement });
       if (result.ok) {
+        if (anyTraced(pending)) {
+          const committedAt = epochMs();
+          const timing = { startedAt, commitStartedAt: committedAt - commitMs, committedAt, writes: pending.length, attempts: attempt + 1 };
+          for (const item of pending) if ((item.call as FencedCall).trace) item.timing = timing;
+        }
         applyCommitted(touched, result.vouchers, result.usage, sessions);
         this.budgets.applyCommitted(plan.budgets.values(), plan.rollbackIds.length > 0);
         for (const item of pending) {

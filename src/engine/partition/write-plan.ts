@@ -9,7 +9,7 @@ import type { NewEvent } from '../../domains/events/index.js';
 import type { VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import { MAX_AMOUNT, type Order } from '../../contract/checkout.schemas.js';
 import type { AuditedWrite } from './audited-writes.js';
-import type { BudgetDelta, LedgerRow, RedemptionRow, RollbackRow, RollupDelta, SessionWrite, UsageDelta, VoucherDelta } from './batch-commit.sql.js';
+import type { BudgetDelta, LedgerRow, RedemptionRow, RollbackRow, RollupDelta, SessionWrite, UsageDelta, VoucherDelta } from './batch-writes.js';
 import type { StoredKey } from '../../platform/idempotency-keys.sql.js';
 import type { StoredRedemption } from './hot-path.sql.js';
 import type { PointsDebit, PointsRefund } from './points-moves.sql.js';

@@ -6,17 +6,16 @@ import { uuidv7 } from '../../platform/ids.js';
 import {
   balanceTaken,
   decideSingle,
-  evaluateStack,
   messageOf,
   orderTotals,
   refusalFields,
   validationOutcome,
   type Grant,
   type Reserved,
-  type StackEntry,
   type UseContext,
   type VoucherSnapshot,
 } from '../../checkout/redemption.rules.js';
+import { evaluateStack, type StackEntry } from '../../checkout/stack.rules.js';
 import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type StackOutcome, type ValidationOutcome } from '../../contract/checkout.schemas.js';
 import type { CustomerUse, PartitionCall, SessionOpening } from '../messages.js';
 import type { Spent } from './budget-states.js';

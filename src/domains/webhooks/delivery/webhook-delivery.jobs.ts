@@ -1,10 +1,12 @@
 // The webhook delivery pipeline of a worker process. One pg-boss job per attempt on the `webhook-delivery` queue:
 // the dispatcher turns committed events into deliveries and their first jobs; the runner fetches jobs (bounded
-// overall and per endpoint), POSTs, and a recorder commits each batch of outcomes together with the next jobs.
+// overall and per endpoint), POSTs, and a recorder commits each batch of outcomes together with the next jobs. Each
+// attempt is a span from its event's recording (traces, when on) and is told to the observer (metrics).
 import type PgBoss from 'pg-boss';
 import { z } from 'zod';
 import { withTransaction, type Pool, type Sql } from '../../../platform/database.js';
 import type { Logger } from '../../../platform/logger.js';
+import { inSpan, SpanKind, traceHeaders } from '../../../platform/tracing.js';
 import { openSecret } from '../webhook-secret.js';
 import type { WebhookSettings } from '../webhook-settings.js';
 import { createDeliveryClient, type AttemptResult } from './delivery-http.js';
@@ -72,6 +74,16 @@ export interface WebhookDelivery {
   stop(): Promise<void>;
 }
 
+/** What an attempt made of its delivery (an endpoint found inactive ends it dead without one). */
+export type DeliveryOutcome = 'delivered' | 'retry_scheduled' | 'dead' | 'replay_failed';
+
+/** Told of every attempt's outcome; a delivery on schedule (not a replay) with the time from its event's recording. */
+export interface DeliveryObserver {
+  outcome(outcome: DeliveryOutcome, lagSeconds?: number): void;
+}
+
+const NO_OBSERVER: DeliveryObserver = { outcome() {} };
+
 export function pgBossExecutor(tx: Sql): PgBoss.Db {
   return { executeSql: (text, values) => tx.query(text, values) };
 }
@@ -83,8 +95,10 @@ export function startWebhookDelivery(options: {
   settings: WebhookSettings;
   userAgent: string;
   limits?: Partial<DeliveryLimits>;
+  observer?: DeliveryObserver | undefined;
 }): WebhookDelivery {
   const { boss, pool, log, settings } = options;
+  const observer = options.observer ?? NO_OBSERVER;
   const limits = { ...DEFAULT_DELIVERY_LIMITS, ...options.limits };
   const client = createDeliveryClient({
     timeoutMs: settings.timeoutMs,
@@ -155,25 +169,44 @@ export function startWebhookDelivery(options: {
       return { succeeded: false, responseStatus: null, responseBody: null, error: 'the signing secret cannot be opened (was SECRET_KEY changed?)', durationMs: 0, startedAt: new Date() };
     }
     const body = envelopeBody(ctx);
-    return client.post({ url: ctx.url, body, headers: deliveryHeaders(ctx, body, secrets, options.userAgent) });
+    // The receiver may continue the trace (W3C traceparent); the signature covers the body only.
+    const post = () => client.post({ url: ctx.url, body, headers: { ...deliveryHeaders(ctx, body, secrets, options.userAgent), ...traceHeaders() } });
+    return inSpan('webhook.attempt', { 'webhook.delivery_id': ctx.deliveryId }, async (span) => {
+      const result = await post();
+      if (result.responseStatus !== null) span.setAttribute('http.response.status_code', result.responseStatus);
+      return result;
+    }, { kind: SpanKind.CLIENT });
+  }
+
+  /** The attempt in a span that starts when its event was recorded: the delivery's lag is the gap before its attempt. */
+  function attemptInSpan(job: PgBoss.Job<DeliveryJobData>, ctx: AttemptContext): Promise<AttemptResult> {
+    const attributes = { 'webhook.event_id': ctx.eventId, 'webhook.event_type': ctx.eventType, 'webhook.step': job.data.step, 'webhook.trigger': job.data.trigger };
+    return inSpan('webhook.delivery', attributes, async (span) => {
+      const result = await attempt(ctx);
+      span.setAttribute('webhook.succeeded', result.succeeded);
+      return result;
+    }, { kind: SpanKind.PRODUCER, startTime: ctx.eventCreatedAt.getTime() });
   }
 
   async function run(job: PgBoss.Job<DeliveryJobData>, ctx: AttemptContext) {
     let result: AttemptResult | undefined;
     try {
-      result = await attempt(ctx);
+      result = await attemptInSpan(job, ctx);
     } finally {
       lanes.finished(ctx.endpointId, result?.durationMs ?? settings.timeoutMs);
     }
-    const failedAt = new Date(result.startedAt.getTime() + result.durationMs);
+    const finishedAt = new Date(result.startedAt.getTime() + result.durationMs);
     const record: AttemptRecord = {
       deliveryId: ctx.deliveryId,
       trigger: job.data.trigger,
       step: job.data.step,
       ...result,
-      nextRetryAt: result.succeeded || job.data.trigger === 'replay' ? null : nextRetryAt(job.data.step, failedAt, settings.retryScheduleMs),
+      nextRetryAt: result.succeeded || job.data.trigger === 'replay' ? null : nextRetryAt(job.data.step, finishedAt, settings.retryScheduleMs),
     };
     submit({ kind: 'attempt', job, record });
+    const scheduled = job.data.trigger === 'scheduled';
+    if (result.succeeded) observer.outcome('delivered', scheduled ? (finishedAt.getTime() - ctx.eventCreatedAt.getTime()) / 1000 : undefined);
+    else observer.outcome(!scheduled ? 'replay_failed' : record.nextRetryAt ? 'retry_scheduled' : 'dead');
   }
 
   function schedule(job: PgBoss.Job<DeliveryJobData>, ctx: AttemptContext) {
@@ -205,7 +238,10 @@ export function startWebhookDelivery(options: {
       const ctx = contexts.get(job.data.deliveryId);
       const finished = !ctx || ctx.status === 'delivered' || ctx.status === 'dead';
       if (!ctx || (job.data.trigger === 'scheduled' && (finished || ctx.step !== job.data.step))) submit({ kind: 'discard', job });
-      else if (!ctx.active) submit(job.data.trigger === 'scheduled' ? { kind: 'inactive', job, deliveryId: ctx.deliveryId } : { kind: 'discard', job });
+      else if (!ctx.active) {
+        if (job.data.trigger === 'scheduled') observer.outcome('dead');
+        submit(job.data.trigger === 'scheduled' ? { kind: 'inactive', job, deliveryId: ctx.deliveryId } : { kind: 'discard', job });
+      }
       else schedule(job, ctx);
     }
   }
