@@ -6,27 +6,21 @@
 import { ProblemError } from '../../contract/problems.js';
 import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { StackOutcome, ValidationOutcome } from '../../contract/checkout.schemas.js';
-import { sqlState, type Pool } from '../../platform/database.js';
+import type { Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';
 import { BudgetStates, type Spent } from './budget-states.js';
 import { commitPlan } from './group-commit.js';
 import { isEmpty, usageKey } from './write-plan.js';
-import {
-  loadCustomerUses,
-  loadRedemptions,
-  loadRefereeFacts,
-  type RefereeKey,
-  loadSnapshots,
-  pruneExpiredSessions,
-  type StoredRedemption,
-  type UsageKey,
-} from './hot-path.sql.js';
+import { loadRedemptions, pruneExpiredSessions, type StoredRedemption } from './hot-path.sql.js';
+import { cachedSnapshots, loadBatchState, loadRollbackTargets } from './batch-state.js';
 import { IdempotencyReplays } from './idempotency-replays.js';
 import { StackHolds } from './stack-holds.js';
 import { applyCommitted, setPending } from './committed-state.js';
 import { codesOf, customerOf, keysOf } from './partition-calls.js';
-import { refusalCodeOf, RefusalCounts } from './refusal-counts.js';
+import { countRefusal, countStackRefusal, RefusalCounts } from './refusal-counts.js';
+import { retriesAfter, takeBatch } from './batch-queue.js';
+import { forgetStale, markVoucherStale } from './stale-marks.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
 import { anyTraced, epochMs, PartitionFigures, type BatchTiming } from './partition-figures.js';
 import { planWrites, type WriteCall } from './write-planner.js';
@@ -140,7 +134,7 @@ export class PartitionRuntime {
         void this.refusals.flush().then(() => reply(null));
         return true;
       case 'forget':
-        this.forget(call);
+        forgetStale(this.cache, this.budgets, call);
         reply(null);
         return true;
       case 'forgetAll':
@@ -179,30 +173,6 @@ export class PartitionRuntime {
     }
   }
 
-  /**
-   * What a change elsewhere makes stale. `budgetOf`: a campaign's budget usage (a rollback gave some back). `rules`:
-   * every voucher of the workspace (a rule or its time zone changed). A code: its entry (also a "no such voucher"
-   * one) and its campaign's budget usage (a stack that failed the budget guard decides on fresh figures next time).
-   * A campaign: its vouchers and budget. Neither (codes generated in bulk): every "no such voucher" entry goes.
-   */
-  private forget(call: Extract<PartitionCall, { type: 'forget' }>): void {
-    if (call.budgetOf !== undefined) {
-      this.budgets.markStale(call.budgetOf);
-    } else if (call.rules) {
-      this.cache.markWorkspaceStale(call.workspaceId);
-    } else if (call.code !== undefined) {
-      const key = voucherKey(call.workspaceId, call.code);
-      const campaign = this.cache.peek(key)?.snapshot?.campaign;
-      if (campaign) this.budgets.markStale(campaign.id);
-      this.cache.markStale(key);
-    } else if (call.campaignId !== undefined) {
-      this.cache.markCampaignStale(call.workspaceId, call.campaignId);
-      this.budgets.drop(call.campaignId);
-    } else {
-      this.cache.dropMissing(call.workspaceId);
-    }
-  }
-
   /** A hold answers with the lease it was granted under: the stack's commit checks that lease is still current. */
   private fencedHold(call: Extract<PartitionCall, { type: 'hold' }>, entries: HotVoucher[], now: number) {
     const fence = (call as FencedCall).fence;
@@ -237,18 +207,10 @@ export class PartitionRuntime {
       for (const key of keys) this.busy.set(key, (this.busy.get(key) ?? 0) + 1);
       this.runBatch(items)
         .catch((error: unknown) => {
-          const state = sqlState(error);
-          // A deadlock (possible only between a batch and a stack over budget rows) undid the statement: decide again.
-          if ((state === '40P01' || state === '40001') && !items.some((item) => item.retried)) {
-            const again = items.filter((item) => !item.done).map((item) => ({ ...item, retried: true }));
-            for (const item of again) this.markItemStale(item.call);
-            this.queue.unshift(...again);
-            return;
-          }
-          // A value PostgreSQL refused (data exception, constraint) must not fail the others: each is retried alone.
-          if (items.length > 1 && state !== undefined && /^(22|23|54)/.test(state)) {
-            const again = items.filter((item) => !item.done).map((item) => ({ ...item, alone: true }));
-            this.queue.unshift(...again);
+          const again = retriesAfter(items, error);
+          if (again) {
+            if (again.stale) for (const item of again.items) this.markItemStale(item.call);
+            this.queue.unshift(...again.items);
             return;
           }
           for (const item of items) if (!item.done) item.fail(error);
@@ -268,30 +230,9 @@ export class PartitionRuntime {
     }
   }
 
-  /**
-   * The next batch: queued requests in arrival order, up to maxBatch, leaving those of vouchers in flight (their order
-   * per voucher is kept: all of a busy voucher's requests wait). A request that must run alone forms its own batch.
-   */
+  /** The next batch (batch-queue.ts): in arrival order, up to maxBatch, none of a voucher in flight. */
   private takeBatch(): Item[] {
-    const isFree = (item: Item) => keysOf(item.call).every((key) => !this.busy.has(key));
-    const first = this.queue.findIndex(isFree);
-    if (first === -1) return [];
-    if (this.queue[first]!.alone) return this.queue.splice(first, 1);
-    const taken: Item[] = [];
-    const kept: Item[] = [];
-    const held = new Set<string>();
-    for (const item of this.queue) {
-      const keys = keysOf(item.call);
-      const free = taken.length < this.options.maxBatch && !item.alone && keys.every((key) => !this.busy.has(key) && !held.has(key));
-      if (free) taken.push(item);
-      else {
-        kept.push(item);
-        for (const key of keys) held.add(key);
-      }
-    }
-    this.queue.length = 0;
-    this.queue.push(...kept);
-    return taken;
+    return takeBatch(this.queue, this.busy, this.options.maxBatch);
   }
 
   private markItemStale(call: PartitionCall): void {
@@ -314,7 +255,7 @@ export class PartitionRuntime {
 
   private async runBatch(items: Item[]): Promise<void> {
     const startedAt = epochMs();
-    const rollbackRows = await this.loadRollbackTargets(items);
+    const rollbackRows = await loadRollbackTargets(this.options.db, items.map((i) => i.call));
     await this.loadState(items);
     const now = this.now();
     const writes: Item[] = [];
@@ -334,84 +275,14 @@ export class PartitionRuntime {
     if (writes.length) await this.commitWrites(writes, rollbackRows, startedAt);
   }
 
-  /** Loads, in one query each, the vouchers and per-customer counts the batch needs and the cache lacks. */
+  /** The state the batch needs and the cache lacks (batch-state.ts), read before it is decided. */
   private async loadState(items: Item[]): Promise<void> {
-    const now = this.now();
-    const wanted = new Map<string, { workspaceId: string; code: string }>();
-    for (const { call } of items) {
-      for (const code of codesOf(call)) {
-        const ws = (call as { workspaceId: string }).workspaceId;
-        if (!this.cache.fresh(voucherKey(ws, code), now)) wanted.set(voucherKey(ws, code), { workspaceId: ws, code });
-      }
-    }
-    if (wanted.size) {
-      const found = await loadSnapshots(this.options.db, [...wanted.values()]);
-      const byKey = new Map(found.map((s) => [voucherKey(s.snapshot.workspaceId, s.snapshot.code), s]));
-      for (const key of wanted.keys()) {
-        const loaded = byKey.get(key);
-        const sessions = (loaded?.sessions ?? []).map(([session, amount, expiresAt]) => [session, { amount, expiresAt }] as const);
-        this.cache.store(key, loaded?.snapshot ?? null, now, sessions);
-      }
-    }
-    const usage = new Map<string, UsageKey & { entry: HotVoucher }>();
-    for (const { call } of items) {
-      const customerId = customerOf(call);
-      if (!customerId) continue;
-      for (const code of codesOf(call)) {
-        const entry = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code));
-        if (entry?.snapshot && readsCustomerUses(entry.snapshot) && !entry.customerUses.has(customerId)) {
-          usage.set(usageKey(entry.snapshot.id, customerId), { voucherId: entry.snapshot.id, customerId, entry });
-        }
-      }
-    }
-    if (usage.size) {
-      const counts = await loadCustomerUses(this.options.db, [...usage.values()]);
-      for (const u of usage.values()) u.entry.customerUses.set(u.customerId, 0);
-      for (const c of counts) usage.get(usageKey(c.voucherId, c.customerId))?.entry.customerUses.set(c.customerId, c.uses);
-    }
-    await this.loadReferees(items);
-    await this.budgets.load(this.snapshotsOf(items), now);
+    await loadBatchState({ db: this.options.db, cache: this.cache, budgets: this.budgets }, items.map((i) => i.call), this.now());
   }
 
-  /** The referees of the referral codes the items name: their paid orders and conversions in the code's program. */
-  private async loadReferees(items: Item[]): Promise<void> {
-    const wanted = new Map<string, RefereeKey & { entry: HotVoucher }>();
-    for (const { call } of items) {
-      const customerId = customerOf(call);
-      if (!customerId) continue;
-      for (const code of codesOf(call)) {
-        const entry = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code));
-        const referral = entry?.snapshot?.referral;
-        if (entry && referral && !entry.referees.has(customerId)) {
-          wanted.set(`${entry.snapshot!.id} ${customerId}`, { workspaceId: entry.snapshot!.workspaceId, customerId, programId: referral.programId, entry });
-        }
-      }
-    }
-    if (wanted.size === 0) return;
-    const facts = await loadRefereeFacts(this.options.db, [...wanted.values()]);
-    for (const w of wanted.values()) {
-      const f = facts.find((x) => x.customerId === w.customerId && x.programId === w.programId);
-      w.entry.referees.set(w.customerId, { hasPaidOrder: f?.hasPaidOrder ?? false, referred: f?.referred ?? false });
-    }
+  private snapshotsOf(items: Item[]): Iterable<VoucherSnapshot> {
+    return cachedSnapshots(this.cache, items.map((i) => i.call));
   }
-
-  /** The snapshots (in the cache) of the vouchers the items name. */
-  private *snapshotsOf(items: Item[]): Iterable<VoucherSnapshot> {
-    for (const { call } of items) {
-      for (const code of codesOf(call)) {
-        const v = this.cache.peek(voucherKey((call as { workspaceId: string }).workspaceId, code))?.snapshot;
-        if (v) yield v;
-      }
-    }
-  }
-
-  private async loadRollbackTargets(items: Item[]): Promise<Map<string, StoredRedemption>> {
-    const ids = items.flatMap((i) => (i.call.type === 'rollback' ? [i.call.redemptionId] : []));
-    const rows = await loadRedemptions(this.options.db, ids);
-    return new Map(rows.map((r) => [r.id, r]));
-  }
-
-  // ---- reads -------------------------------------------------------------------------------------------------------
 
   private validate(entry: HotVoucher, call: Extract<PartitionCall, { type: 'validate' }>, now: number): ValidationOutcome {
     const v = ofKind(entry, call.kind);
@@ -427,8 +298,6 @@ export class PartitionRuntime {
       return { code, voucher: entry.snapshot, use: entry.snapshot ? this.useOf(entry, call.customer, now, reserved) : noUse(call.customer) };
     });
   }
-
-  // ---- writes -----------------------------------------------------------------------------------------------------
 
   private async commitWrites(writes: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number): Promise<void> {
     let pending = await this.replays.answer(writes);
@@ -513,30 +382,15 @@ export class PartitionRuntime {
     }
   }
 
-  /** A refusal answered counts under its code and the voucher's campaign (written to refusal_counts every few seconds). */
   private countRefusal(call: { type: string; workspaceId: string; code: string }, outcome: unknown, now: number): void {
-    const code = refusalCodeOf(outcome);
-    if (code === undefined) return;
-    const campaignId = this.cache.peek(voucherKey(call.workspaceId, call.code))?.snapshot?.campaignId ?? null;
-    this.refusals.add(call.workspaceId, campaignId, code, call.type === 'validate' ? 'validation' : 'redemption', now);
+    countRefusal(this.refusals, this.cache, call, outcome, now);
   }
 
-  /** A refused stack counts once, under the first refused entry's campaign (as the cross-partition coordinator counts). */
   private countStackRefusal(call: Extract<PartitionCall, { type: 'stack' }>, outcome: StackOutcome, now: number): void {
-    const code = refusalCodeOf(outcome);
-    if (code === undefined) return;
-    const item = call.vouchers[outcome.results.findIndex((r) => !r.ok && r.code !== 'skipped')];
-    const voucher = item && ofKind(this.cache.peek(voucherKey(call.workspaceId, item.code)), item.tierId !== undefined ? 'TIER' : 'CODE');
-    this.refusals.add(call.workspaceId, voucher?.campaignId ?? null, code, 'stack', now);
+    countStackRefusal(this.refusals, this.cache, call, outcome, now);
   }
 
   private markVoucherIdStale(items: Item[], voucherId: string): void {
-    for (const item of items) {
-      for (const key of keysOf(item.call)) {
-        const entry = this.cache.peek(key);
-        if (entry?.snapshot?.id === voucherId) entry.stale = true;
-      }
-    }
+    markVoucherStale(this.cache, items.map((i) => i.call), voucherId);
   }
-
 }

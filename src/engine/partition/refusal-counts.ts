@@ -4,7 +4,10 @@
 import { utcHour } from '../../domains/insights/insight-period.rules.js';
 import type { Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
+import type { StackOutcome } from '../../contract/checkout.schemas.js';
+import type { PartitionCall } from '../messages.js';
 import { addRefusalCounts, type RefusalRow, type RefusalSource } from './refusal-counts.sql.js';
+import { ofKind, voucherKey, type VoucherStateCache } from './voucher-state-cache.js';
 
 export type { RefusalSource } from './refusal-counts.sql.js';
 
@@ -76,4 +79,21 @@ export class RefusalCounts {
     clearInterval(this.timer);
     await this.flush();
   }
+}
+
+/** A refusal answered counts under its code and the voucher's campaign (written to refusal_counts every few seconds). */
+export function countRefusal(counts: RefusalCounts, cache: VoucherStateCache, call: { type: string; workspaceId: string; code: string }, outcome: unknown, now: number): void {
+  const code = refusalCodeOf(outcome);
+  if (code === undefined) return;
+  const campaignId = cache.peek(voucherKey(call.workspaceId, call.code))?.snapshot?.campaignId ?? null;
+  counts.add(call.workspaceId, campaignId, code, call.type === 'validate' ? 'validation' : 'redemption', now);
+}
+
+/** A refused stack counts once, under the first refused entry's campaign (as the cross-partition coordinator counts). */
+export function countStackRefusal(counts: RefusalCounts, cache: VoucherStateCache, call: Extract<PartitionCall, { type: 'stack' }>, outcome: StackOutcome, now: number): void {
+  const code = refusalCodeOf(outcome);
+  if (code === undefined) return;
+  const item = call.vouchers[outcome.results.findIndex((r) => !r.ok && r.code !== 'skipped')];
+  const voucher = item && ofKind(cache.peek(voucherKey(call.workspaceId, item.code)), item.tierId !== undefined ? 'TIER' : 'CODE');
+  counts.add(call.workspaceId, voucher?.campaignId ?? null, code, 'stack', now);
 }
