@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 // Tests that time themselves (a ratio of two timings, a deadline, CPU read from /proc) run after the others, one file
-// at a time; the rest share the machine three files at a time: most of their time is spent waiting on PostgreSQL,
-// child processes and timers, not on CPU (one file at a time took 10-13 minutes on 2 cores, three about 6).
+// at a time. The others run one file at a time too (vitest's default on 2 cores): three at a time took 6 minutes
+// instead of 10-13, but one run in three then failed a campaign-budget test after a rollback: a race to find before
+// the shared project runs three at a time.
 const TIMED = [
   'test/bench/**/*.test.ts',
   'test/staff/sessions.test.ts',
