@@ -33,6 +33,9 @@ function limitsNow(v: VoucherSnapshot, now: number) {
 export class BudgetStates {
   private readonly states = new LRUCache<string, BudgetState>({ max: 10_000 });
 
+  /** How often each campaign's budget was marked stale: a load compares it before and after its read. */
+  private readonly marks = new Map<string, number>();
+
   constructor(private readonly db: Sql) {}
 
   /** Whether a decision on this voucher can be made on what is in memory (no budget, or fresh figures). */
@@ -54,10 +57,12 @@ export class BudgetStates {
   markStale(campaignId: string): void {
     const state = this.states.get(campaignId);
     if (state) state.stale = true;
+    this.marks.set(campaignId, (this.marks.get(campaignId) ?? 0) + 1);
   }
 
   drop(campaignId: string): void {
     this.states.delete(campaignId);
+    this.marks.set(campaignId, (this.marks.get(campaignId) ?? 0) + 1);
   }
 
   /** What is left in the tightest period, after the batch in commit and `taken` by earlier requests of this batch. */
@@ -82,12 +87,15 @@ export class BudgetStates {
     if (wanted.size === 0) return;
     const periods = new Set<string>();
     for (const v of wanted.values()) for (const l of limitsNow(v, now)) periods.add(l.period);
+    // A mark that lands while the figures are read (a rollback elsewhere) must survive them: they may predate it.
+    const marksBefore = new Map([...wanted.keys()].map((id) => [id, this.marks.get(id) ?? 0]));
     const rows = await loadBudgetUsage(this.db, [...wanted.keys()], [...periods]);
     for (const [campaignId, v] of wanted) {
       const used = new Map(limitsNow(v, now).map((l): [string, Spent] => [l.period, { uses: 0, amount: 0 }]));
       for (const r of rows) if (r.campaignId === campaignId && used.has(r.period)) used.set(r.period, { uses: r.uses, amount: r.amount });
       const previous = this.states.get(campaignId);
-      this.states.set(campaignId, { loadedAt: now, stale: false, used, pending: previous?.pending ?? { uses: 0, amount: 0 } });
+      const markedMeanwhile = (this.marks.get(campaignId) ?? 0) !== marksBefore.get(campaignId);
+      this.states.set(campaignId, { loadedAt: now, stale: markedMeanwhile, used, pending: previous?.pending ?? { uses: 0, amount: 0 } });
     }
   }
 
