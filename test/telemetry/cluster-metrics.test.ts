@@ -50,9 +50,11 @@ describe('/metrics of a cluster', () => {
       const served = valueOf(samples, 'promotions_http_request_duration_seconds_count', { operation: 'redemptions.redeem', status_class: '2xx' }) -
         valueOf(before, 'promotions_http_request_duration_seconds_count', { operation: 'redemptions.redeem', status_class: '2xx' });
       expect(served).toBe(40);
-      expect(valueOf(samples, 'promotions_engine_slots_held')).toBe(64);
       expect(valueOf(samples, 'promotions_engine_batch_size_sum') - valueOf(before, 'promotions_engine_batch_size_sum')).toBeGreaterThanOrEqual(40);
       if (i === 0) expect(await promtoolCheck(text)).toEqual({ code: 0, output: '' });
     }
+    // Both processes' slots, summed again on later scrapes: a lease renewal late under a loaded machine may move a share
+    // for a moment (seen once: 32), so this one waits for the leases to settle rather than reading a single scrape.
+    await until(async () => valueOf(parseMetrics(await scrape(service.baseUrl)), 'promotions_engine_slots_held') === 64, 20_000, 'the 64 slots summed');
   });
 });
