@@ -41,9 +41,9 @@ export function fingerprintOf(operation: string, path: string, body: Record<stri
  * without parameters); the body is every other field but `idempotencyKey` (the header arrives there too).
  */
 export function claimOf(operation: Operation, input: Record<string, unknown>): IdempotencyClaim | undefined {
-  if (!operation.idempotent) return undefined;
-  const { idempotencyKey: key, ...rest } = input;
-  if (typeof key !== 'string') return undefined;
+  // Most requests carry no key: they are answered before the input is copied.
+  if (!operation.idempotent || typeof input.idempotencyKey !== 'string') return undefined;
+  const { idempotencyKey: key, ...rest } = input as { idempotencyKey: string } & Record<string, unknown>;
   const pathNames = Object.keys(operation.params?.shape ?? {});
   const path = pathNames.map((name) => String(rest[name])).join('/');
   for (const name of pathNames) delete rest[name];

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, isAlive, spawnService, type ServiceProcess } from '../support/processes.js';
+import { baseEnv, freePort, isAlive, processTree, spawnService, type ServiceProcess } from '../support/processes.js';
 
 let db: TestDatabase;
 let service: ServiceProcess;
@@ -28,19 +28,6 @@ afterAll(async () => {
   await service?.stop('SIGKILL').catch(() => undefined);
   await db?.drop();
 });
-
-function processTree(root: number): number[] {
-  const below = (pid: number): number[] => {
-    let children: number[] = [];
-    try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
-    } catch {
-      // ps exits 1 when a process has no children.
-    }
-    return children.flatMap((child) => [child, ...below(child)]);
-  };
-  return [root, ...below(root)].sort((a, b) => a - b);
-}
 
 /** Terminates the service's backends on the test database that match `where`; how many went. */
 async function terminate(where: string): Promise<number> {

@@ -1,6 +1,5 @@
 // A running service with two web processes, fired at concurrently with the bodies that once ended a web process and a
 // seeded set over every operation: no 5xx, every process still the same one, every refusal a problem+json.
-import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -9,7 +8,7 @@ import { operations } from '../../src/registry.js';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService, type ServiceProcess } from '../support/processes.js';
+import { baseEnv, freePort, processTree, spawnService, type ServiceProcess } from '../support/processes.js';
 
 /** Fixed, so a failure replays; FUZZ_SEED tries another. Printed with every failure. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
@@ -32,20 +31,6 @@ afterAll(async () => {
   await service?.stop('SIGKILL').catch(() => undefined);
   await db?.drop();
 });
-
-/** The service's processes: the primary and every process below it (web processes, the background worker). */
-function processTree(root: number): number[] {
-  const below = (pid: number): number[] => {
-    let children: number[] = [];
-    try {
-      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
-    } catch {
-      // ps exits 1 when a process has no children.
-    }
-    return children.flatMap((child) => [child, ...below(child)]);
-  };
-  return [root, ...below(root)].sort((a, b) => a - b);
-}
 
 interface Shot {
   label: string;

@@ -1,5 +1,5 @@
 // Real service processes for tests: spawn the built entry points, wait for readiness, stop them with a signal.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '../../src/platform/paths.js';
@@ -139,4 +139,18 @@ export async function spawnWorker(env: NodeJS.ProcessEnv, healthPort: number, ti
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, output: () => output, exited };
+}
+
+/** The processes under `root` (web processes, the background worker, theirs), with `root`, in pid order. */
+export function processTree(root: number): number[] {
+  const below = (pid: number): number[] => {
+    let children: number[] = [];
+    try {
+      children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    } catch {
+      // ps exits 1 when a process has no children.
+    }
+    return children.flatMap((child) => [child, ...below(child)]);
+  };
+  return [root, ...below(root)].sort((a, b) => a - b);
 }
