@@ -10,10 +10,12 @@
 //   on strings (false on other types); gt/gte/lt/lte only between numbers, except customer.createdAt, which compares
 //   as an instant with an ISO 8601 value (the same order as its UTC ISO strings).
 // - opaque values exist and equal nothing.
-// order.items.* look at the items that match applicableTo (all items without it); an order without items has none
-// (count and quantity 0). customer.redemptions is supplied by the caller; time.* come from timeFacts().
+// order.items.* look at the items that match applicableTo (all items without it) and the leaf's target (all without
+// one); an order without items has none (count, quantity and amount 0). order.items.amount sums quantity × price. customer.redemptions is supplied by the caller; time.* come from timeFacts().
 import type { Order } from '../contract/checkout.schemas.js';
 import type { ApplicableTo, ConditionLeaf, ConditionScalar, ConditionTree } from '../contract/condition.schemas.js';
+import type { Target } from '../contract/target.schemas.js';
+import { targetMatches } from './item-target.rules.js';
 
 export interface CustomerFacts {
   id: string | null;
@@ -62,13 +64,15 @@ function metadataValue(metadata: Record<string, unknown> | undefined, key: strin
   return metadata && Object.hasOwn(metadata, key) ? metadata[key] : undefined;
 }
 
-function resolveOrderItems(order: Order, field: string, applicableTo: ApplicableTo | null | undefined): Resolved {
-  const items = (order.items ?? []).filter((item) => itemMatches(item, applicableTo));
+function resolveOrderItems(order: Order, field: string, applicableTo: ApplicableTo | null | undefined, target: Target | undefined): Resolved {
+  const items = (order.items ?? []).filter((item) => itemMatches(item, applicableTo) && (target === undefined || targetMatches(item, target)));
   switch (field) {
     case 'order.items.count':
       return { kind: 'scalar', value: items.length };
     case 'order.items.quantity':
       return { kind: 'scalar', value: items.reduce((sum, item) => sum + item.quantity, 0) };
+    case 'order.items.amount':
+      return { kind: 'scalar', value: items.reduce((sum, item) => sum + item.quantity * item.price, 0) };
     case 'order.items.productId':
       return fromValue(items.flatMap((item) => (item.productId === undefined ? [] : [item.productId])));
     case 'order.items.sku':
@@ -78,12 +82,12 @@ function resolveOrderItems(order: Order, field: string, applicableTo: Applicable
   }
 }
 
-function resolveOrder(order: Order | undefined, field: string, applicableTo: ApplicableTo | null | undefined): Resolved {
+function resolveOrder(order: Order | undefined, field: string, applicableTo: ApplicableTo | null | undefined, target: Target | undefined): Resolved {
   if (!order) return MISSING;
   if (field === 'order.amount') return fromValue(order.amount);
   if (field === 'order.currency') return fromValue(order.currency);
   if (field.startsWith('order.metadata.')) return fromValue(metadataValue(order.metadata, field.slice('order.metadata.'.length)));
-  return resolveOrderItems(order, field, applicableTo);
+  return resolveOrderItems(order, field, applicableTo, target);
 }
 
 function resolveCustomer(customer: CustomerFacts | undefined, field: string): Resolved {
@@ -109,8 +113,9 @@ function resolveCustomer(customer: CustomerFacts | undefined, field: string): Re
   }
 }
 
-function resolveField(field: string, facts: RuleFacts, applicableTo: ApplicableTo | null | undefined): Resolved {
-  if (field.startsWith('order.')) return resolveOrder(facts.order, field, applicableTo);
+function resolveField(leaf: ConditionLeaf, facts: RuleFacts, applicableTo: ApplicableTo | null | undefined): Resolved {
+  const field = leaf.field;
+  if (field.startsWith('order.')) return resolveOrder(facts.order, field, applicableTo, leaf.target);
   if (field.startsWith('customer.')) return resolveCustomer(facts.customer, field);
   if (field === 'time.dayOfWeek') return fromValue(facts.time?.dayOfWeek);
   if (field === 'time.hour') return fromValue(facts.time?.hour);
@@ -208,7 +213,7 @@ function evaluateAt(tree: ConditionTree, facts: RuleFacts, applicableTo: Applica
     const operand = `${path}/not`;
     return evaluateAt(tree.not, facts, applicableTo, operand).ok ? { ok: false, path: operand, leaf: firstLeaf(tree.not) } : OK;
   }
-  return holds(tree, resolveField(tree.field, facts, applicableTo)) ? OK : { ok: false, path, leaf: tree };
+  return holds(tree, resolveField(tree, facts, applicableTo)) ? OK : { ok: false, path, leaf: tree };
 }
 
 /**

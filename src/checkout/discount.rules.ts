@@ -1,35 +1,37 @@
 // Discount math in integer minor units: what one voucher takes off what is left of an order, and the exact split of
-// a discount across the order's items (largest remainder: the shares always add up to the total, no rounding drift).
+// a discount across the order's items and its shipping (largest remainder: the shares always add up to the total).
+//
+// Shipping (order.shipping.amount, part of order.amount) is taken off by FREE_SHIPPING only; every other discount
+// applies to the rest of the order (its goods): with a target, to the matching items' line totals only.
 import type { Discount } from '../contract/discount.schemas.js';
+import { buyXGetYClaims } from './buy-x-get-y.rules.js';
+import { matchingItems, type ItemFacts } from './item-target.rules.js';
+import { allocate, percentOf } from './minor-units.rules.js';
 
-const PERCENT_SCALE = 1_000_000;
+export { allocate, percentOf } from './minor-units.rules.js';
 
-/**
- * floor(x / y) for integers 0 <= x < 2^53 and y > 0, exact: when x / y is not an integer it lies at least 1 / y below
- * the next one, more than the division's rounding error (at most (x / y) × 2^-53).
- */
-const floorDiv = (x: number, y: number): number => Math.floor(x / y);
-
-/**
- * round-half-up(amount × percent / 100), exact for percentages with up to 6 decimals. In doubles while every
- * intermediate stays below 2^53 (integers are exact there: every checkout's figures), else in BigInt.
- */
-export function percentOf(amount: number, percent: number): number {
-  const scaled = Math.round(percent * PERCENT_SCALE);
-  const denominator = 100 * PERCENT_SCALE;
-  const x = amount * scaled * 2 + denominator;
-  if (amount >= 0 && scaled >= 0 && x <= Number.MAX_SAFE_INTEGER) return floorDiv(x, 2 * denominator);
-  const d = BigInt(denominator);
-  return Number((BigInt(amount) * BigInt(scaled) * 2n + d) / (2n * d));
-}
-
-export interface LineState {
-  productId?: string | undefined;
-  sku?: string | undefined;
+export interface LineState extends ItemFacts {
   quantity: number;
   price: number;
   /** What is left of this line after earlier discounts. */
   remaining: number;
+}
+
+/** What is left of an order while discounts are taken off it in turn. */
+export interface OrderLeft {
+  /** Left to pay of the whole order (shipping included). */
+  remaining: number;
+  /** Left of the shipping (0 without shipping). */
+  shippingLeft: number;
+  lines: readonly LineState[];
+}
+
+/** Where one voucher's discount lands: on lines (by `weights`, in `lines` order) and on shipping. */
+export interface DiscountPlan {
+  amount: number;
+  shipping: number;
+  lines: number[];
+  weights: number[];
 }
 
 function matchesUnit(line: LineState, discount: { productId?: string | undefined; sku?: string | undefined }): boolean {
@@ -37,117 +39,102 @@ function matchesUnit(line: LineState, discount: { productId?: string | undefined
   return discount.sku !== undefined && line.sku === discount.sku;
 }
 
-/** Indexes of the lines a discount is spread over: UNIT discounts only their product, others every line. */
-export function discountedLines(discount: Discount, lines: readonly LineState[]): number[] {
-  const all = lines.map((_, i) => i);
-  return discount.type === 'UNIT' ? all.filter((i) => matchesUnit(lines[i]!, discount)) : all;
+const targetOf = (discount: Discount) => ('target' in discount ? discount.target : undefined);
+
+/**
+ * Indexes of the lines a discount applies to: its target's (UNIT: its product's too), within `only` (the lines a
+ * rule's applicableTo selects) when given; every line for a discount without either.
+ */
+export function discountedLines(discount: Discount, lines: readonly LineState[], only?: readonly number[]): number[] {
+  const targeted = matchingItems(lines, targetOf(discount), only);
+  return discount.type === 'UNIT' ? targeted.filter((i) => matchesUnit(lines[i]!, discount)) : targeted;
+}
+
+const goodsLeft = (order: OrderLeft) => Math.max(0, order.remaining - order.shippingLeft);
+const sumRemaining = (lines: readonly LineState[], indexes: readonly number[]) => indexes.reduce((sum, i) => sum + lines[i]!.remaining, 0);
+
+function unitOff(discount: Extract<Discount, { type: 'UNIT' }>, lines: readonly LineState[], indexes: readonly number[]): number {
+  let units = discount.unitOff;
+  let off = 0;
+  for (const i of indexes) {
+    if (units === 0) break;
+    const line = lines[i]!;
+    const free = Math.min(units, line.quantity);
+    off += Math.min(free * line.price, line.remaining);
+    units -= free;
+  }
+  return off;
 }
 
 /**
- * The discount before per-voucher caps, for `remaining` left of the order. With `targets` (the lines a rule's
- * applicableTo selects) the discount is computed on what is left of those lines only: 10% off the shoes, not the cart.
+ * Where a discount would land, capped by maxDiscount and by what is left (shipping for FREE_SHIPPING, the goods for
+ * the others). Lines are weighed by what is left of them, except BUY_X_GET_Y's, weighed by what it gives each.
  */
-export function rawDiscount(discount: Discount, remaining: number, lines: readonly LineState[], targets?: readonly number[]): number {
-  const base = targets ? Math.min(remaining, targets.reduce((sum, i) => sum + lines[i]!.remaining, 0)) : remaining;
+export function planDiscount(discount: Discount, order: OrderLeft, maxDiscount: number | null, only?: readonly number[]): DiscountPlan {
+  const cap = (raw: number, left: number) => Math.max(0, Math.min(raw, maxDiscount ?? Number.MAX_SAFE_INTEGER, left));
+  const { lines } = order;
+  if (discount.type === 'FREE_SHIPPING') {
+    const amount = cap(order.shippingLeft, order.remaining);
+    return { amount, shipping: amount, lines: [], weights: [] };
+  }
+  const goods = goodsLeft(order);
+  if (discount.type === 'BUY_X_GET_Y') {
+    const claims = buyXGetYClaims(discount, lines, only);
+    const indexes = claims.flatMap((c, i) => (c > 0 ? [i] : []));
+    const weights = indexes.map((i) => claims[i]!);
+    return { amount: cap(weights.reduce((a, b) => a + b, 0), goods), shipping: 0, lines: indexes, weights };
+  }
+  const targeted = discount.type === 'UNIT' || targetOf(discount) !== undefined || only !== undefined;
+  const indexes = targeted ? discountedLines(discount, lines, only) : lines.map((_, i) => i);
+  const base = targeted ? Math.min(goods, sumRemaining(lines, indexes)) : goods;
+  let raw: number;
   switch (discount.type) {
     case 'PERCENT': {
       const off = percentOf(base, discount.percentOff);
-      return discount.amountLimit !== undefined ? Math.min(off, discount.amountLimit) : off;
+      raw = discount.amountLimit !== undefined ? Math.min(off, discount.amountLimit) : off;
+      break;
     }
     case 'AMOUNT':
-      return Math.min(discount.amountOff, base);
+      raw = Math.min(discount.amountOff, base);
+      break;
     case 'FIXED':
-      return base > discount.fixedAmount ? base - discount.fixedAmount : 0;
-    case 'UNIT': {
-      let units = discount.unitOff;
-      let off = 0;
-      for (const [i, line] of lines.entries()) {
-        if (units === 0) break;
-        if (!matchesUnit(line, discount) || (targets && !targets.includes(i))) continue;
-        const free = Math.min(units, line.quantity);
-        off += Math.min(free * line.price, line.remaining);
-        units -= free;
-      }
-      return off;
-    }
+      raw = base > discount.fixedAmount ? base - discount.fixedAmount : 0;
+      break;
+    case 'UNIT':
+      raw = unitOff(discount, lines, indexes);
+      break;
   }
+  return { amount: cap(raw, goods), shipping: 0, lines: indexes, weights: indexes.map((i) => lines[i]!.remaining) };
+}
+
+/** The discount before per-voucher caps, for `remaining` left of an order without shipping (see planDiscount). */
+export function rawDiscount(discount: Discount, remaining: number, lines: readonly LineState[], targets?: readonly number[]): number {
+  return planDiscount(discount, { remaining, shippingLeft: 0, lines }, null, targets).amount;
 }
 
 /** A voucher's contribution: its raw discount, at most maxDiscount, never more than what is left of the order. */
 export function cappedDiscount(discount: Discount, remaining: number, lines: readonly LineState[], maxDiscount: number | null, targets?: readonly number[]): number {
-  const raw = rawDiscount(discount, remaining, lines, targets);
-  return Math.max(0, Math.min(raw, maxDiscount ?? Number.MAX_SAFE_INTEGER, remaining));
+  return planDiscount(discount, { remaining, shippingLeft: 0, lines }, maxDiscount, targets).amount;
 }
 
 /**
- * Splits `total` into integer shares proportional to `weights` (largest remainder, ties to the earlier index).
- * Shares add up to exactly `total`; when total <= sum(weights) no share exceeds its weight. All-zero weights share equally.
+ * Takes a planned discount off the lines: its line part split by the plan's weights (largest remainder, ties to the
+ * earlier line), so each share stays within its line. When the planned lines hold less than the amount (items that
+ * sum below order.amount, a plan without lines), the line part is spread over every line by what is left of it.
+ * Returns the share of each line.
  */
-export function allocate(total: number, weights: readonly number[]): number[] {
-  if (weights.length === 0) return [];
-  let sum = 0;
-  let negative = total < 0;
-  for (const w of weights) {
-    sum += w;
-    if (w < 0) negative = true;
-  }
-  const basis = sum > 0 ? weights : weights.map(() => 1);
-  const basisSum = sum > 0 ? sum : weights.length;
-  // In doubles when total × basisSum (the largest product) fits below 2^53, as nearly every order does; else BigInt.
-  if (!negative && total * basisSum <= Number.MAX_SAFE_INTEGER) return largestRemainder(total, basis, basisSum);
-  return largestRemainderBig(total, basis, basisSum);
-}
-
-function largestRemainder(total: number, basis: readonly number[], basisSum: number): number[] {
-  const shares = new Array<number>(basis.length);
-  const remainders = new Array<{ i: number; r: number }>(basis.length);
-  let left = total;
-  for (let i = 0; i < basis.length; i++) {
-    const product = total * basis[i]!;
-    const share = floorDiv(product, basisSum);
-    shares[i] = share;
-    remainders[i] = { i, r: product - share * basisSum };
-    left -= share;
-  }
-  remainders.sort((a, b) => (a.r === b.r ? a.i - b.i : b.r - a.r));
-  for (const { i } of remainders) {
-    if (left === 0) break;
-    shares[i]! += 1;
-    left -= 1;
-  }
-  return shares;
-}
-
-function largestRemainderBig(total: number, basis: readonly number[], basisSum: number): number[] {
-  const t = BigInt(total);
-  const sum = BigInt(basisSum);
-  const shares = basis.map((w) => (t * BigInt(w)) / sum);
-  const remainders = basis.map((w, i) => ({ i, r: (t * BigInt(w)) % sum }));
-  let left = t - shares.reduce((a, b) => a + b, 0n);
-  remainders.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
-  for (const { i } of remainders) {
-    if (left === 0n) break;
-    shares[i]! += 1n;
-    left -= 1n;
-  }
-  return shares.map(Number);
-}
-
-/**
- * Spreads one voucher's discount over its lines (by what is left of each) and takes it off them. Returns the shares.
- * `only` narrows the lines to those a rule's applicableTo selects.
- */
-export function spreadOverLines(discount: Discount | null, amount: number, lines: LineState[], only?: readonly number[]): number[] {
+export function spreadPlan(plan: DiscountPlan, lines: LineState[]): number[] {
   const shares = lines.map(() => 0);
-  if (lines.length === 0 || amount === 0) return shares;
-  let targets = discount ? discountedLines(discount, lines) : lines.map((_, i) => i);
-  if (only) targets = targets.filter((i) => only.includes(i));
-  if (targets.length === 0) targets = lines.map((_, i) => i);
-  const covered = targets.reduce((sum, i) => sum + lines[i]!.remaining, 0);
-  // Lines that do not cover the discount (items summing below order.amount): spread over every line instead.
-  if (covered < amount) targets = lines.map((_, i) => i);
-  const split = allocate(amount, targets.map((i) => lines[i]!.remaining));
-  targets.forEach((lineIndex, k) => {
+  const amount = plan.amount - plan.shipping;
+  if (lines.length === 0 || amount <= 0) return shares;
+  let indexes = plan.lines;
+  let weights = plan.weights;
+  if (indexes.length === 0 || weights.reduce((a, b) => a + b, 0) < amount) {
+    indexes = lines.map((_, i) => i);
+    weights = lines.map((l) => l.remaining);
+  }
+  const split = allocate(amount, weights);
+  indexes.forEach((lineIndex, k) => {
     const share = split[k]!;
     shares[lineIndex] = share;
     lines[lineIndex]!.remaining = Math.max(0, lines[lineIndex]!.remaining - share);

@@ -5,7 +5,7 @@ import { explanationMessage } from '../contract/outcomes.js';
 import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from './condition.rules.js';
 import { conditionLeaves, type ConditionTree } from '../contract/condition.schemas.js';
 import { withinSchedule } from './schedule.rules.js';
-import { cappedDiscount, spreadOverLines, type LineState } from './discount.rules.js';
+import { planDiscount, spreadPlan, type LineState } from './discount.rules.js';
 import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from '../contract/checkout.schemas.js';
 
 export type { CampaignSnapshot, VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
@@ -107,7 +107,6 @@ export type Grant =
 
 export type Decision = Refusal | Grant;
 
-
 export function refusal(code: ExplanationCode, details?: Record<string, unknown>): Refusal {
   return { ok: false, code, message: explanationMessage(code), ...(details ? { details } : {}) };
 }
@@ -121,9 +120,7 @@ export function refusalFields(r: Refusal): { code: ExplanationCode; message: str
   return { code: r.code, message: r.message, explanations: [explanationOf(r)] };
 }
 
-export function messageOf(code: ExplanationCode): string {
-  return explanationMessage(code);
-}
+export const messageOf = (code: ExplanationCode): string => explanationMessage(code);
 
 export const effectivePriority = (v: VoucherSnapshot): number => v.priority ?? v.campaign?.priority ?? 0;
 export const isExclusive = (v: VoucherSnapshot): boolean => v.exclusive ?? v.campaign?.exclusive ?? false;
@@ -288,6 +285,10 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
 /** Running state of one order while vouchers are applied to it in turn. */
 export interface OrderState {
   remaining: number;
+  /** Left of the order's shipping; only FREE_SHIPPING takes it. */
+  shippingLeft: number;
+  /** What discounts took off the shipping. */
+  shippingDiscount: number;
   lines: LineState[];
   discountShares: number[];
   discountAmount: number;
@@ -303,8 +304,12 @@ export function startOrder(order: Order | undefined): OrderState {
     quantity: item.quantity,
     price: item.price,
     remaining: item.price * item.quantity,
+    categories: item.categories,
+    collections: item.collections,
+    metadata: item.metadata,
   }));
-  return { remaining: order?.amount ?? 0, lines, discountShares: lines.map(() => 0), discountAmount: 0, giftAmount: 0 };
+  const shipping = order?.shipping?.amount ?? 0;
+  return { remaining: order?.amount ?? 0, shippingLeft: shipping, shippingDiscount: 0, lines, discountShares: lines.map(() => 0), discountAmount: 0, giftAmount: 0 };
 }
 
 /** What an eligible voucher gives against what is left of the order; `state` moves on when `apply` is true. */
@@ -324,16 +329,18 @@ export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, 
   }
   const discount = v.discount!;
   const targets = targetLines(v, state.lines);
-  const amount = cappedDiscount(discount, state.remaining, state.lines, v.maxDiscount, targets);
+  const plan = planDiscount(discount, state, v.maxDiscount, targets);
   if (apply) {
     const lines = state.lines.map((l) => ({ ...l }));
-    const shares = spreadOverLines(discount, amount, lines, targets);
+    const shares = spreadPlan(plan, lines);
     state.lines = lines;
     shares.forEach((s, i) => (state.discountShares[i]! += s));
-    state.remaining -= amount;
-    state.discountAmount += amount;
+    state.shippingLeft -= plan.shipping;
+    state.shippingDiscount += plan.shipping;
+    state.remaining -= plan.amount;
+    state.discountAmount += plan.amount;
   }
-  return { ok: true, kind: 'DISCOUNT', amount, discountType: discount.type };
+  return { ok: true, kind: 'DISCOUNT', amount: plan.amount, discountType: discount.type };
 }
 
 export function orderTotals(order: Order, state: OrderState): OrderTotals {
@@ -354,6 +361,7 @@ export function orderTotals(order: Order, state: OrderState): OrderTotals {
           })),
         }
       : {}),
+    ...(order.shipping ? { shipping: { amount: order.shipping.amount, discountAmount: state.shippingDiscount } } : {}),
   };
 }
 

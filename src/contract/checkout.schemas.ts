@@ -13,11 +13,16 @@ export type Explanation = z.infer<typeof Explanation>;
 
 const ProductRef = z.string().min(1).max(200);
 
+const ItemNames = z.array(ProductRef).max(50);
+
 export const OrderItem = z.object({
   productId: ProductRef.optional(),
   sku: ProductRef.optional(),
   quantity: z.number().int().min(1).max(1_000_000),
   price: Money.meta({ description: 'Unit price in minor units.' }),
+  categories: ItemNames.optional().meta({ description: "The item's categories, for discount targets and rule conditions." }),
+  collections: ItemNames.optional().meta({ description: "The collections the item belongs to, for discount targets and rule conditions." }),
+  metadata: Metadata.optional().meta({ description: "The item's own data; a target's metadata matches it key by key." }),
 });
 export type OrderItem = z.infer<typeof OrderItem>;
 
@@ -27,8 +32,13 @@ export const Order = z
     amount: Money.meta({ description: 'Order total before discounts, in minor units.' }),
     currency: Currency,
     items: z.array(OrderItem).max(500).superRefine(boundLineTotals).optional(),
+    shipping: z
+      .object({ amount: Money.meta({ description: 'The shipping cost, in minor units.' }) })
+      .optional()
+      .meta({ description: 'Shipping, part of `amount`: only FREE_SHIPPING takes it off; other discounts apply to the rest.' }),
     metadata: Metadata.optional(),
   })
+  .refine((o) => o.shipping === undefined || o.shipping.amount <= o.amount, { message: 'shipping.amount is part of amount: at most amount', path: ['shipping', 'amount'] })
   .meta({ id: 'Order', description: 'The cart a voucher is checked against.' });
 export type Order = z.infer<typeof Order>;
 
@@ -37,7 +47,7 @@ export const ItemShare = z.object({
   productId: z.string().optional(),
   sku: z.string().optional(),
   amount: Money.meta({ description: 'Line total (quantity × price).' }),
-  discountAmount: Money.meta({ description: "This item's share of the discounts; shares add up exactly to discountAmount." }),
+  discountAmount: Money.meta({ description: "This item's share of the discounts: where each landed (shipping's share is in shipping)." }),
 });
 
 export const OrderTotals = z
@@ -48,6 +58,10 @@ export const OrderTotals = z
     totalAmount: Money.meta({ description: 'amount - discountAmount - giftAmount, never below 0.' }),
     currency: Currency,
     items: z.array(ItemShare).optional(),
+    shipping: z
+      .object({ amount: Money, discountAmount: Money.meta({ description: 'What FREE_SHIPPING discounts took off shipping.' }) })
+      .optional()
+      .meta({ description: "With the order's shipping: what of discountAmount landed on it." }),
   })
   .meta({ id: 'OrderTotals' });
 export type OrderTotals = z.infer<typeof OrderTotals>;

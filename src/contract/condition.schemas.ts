@@ -1,6 +1,7 @@
 // Condition trees: `{ all }`, `{ any }`, `{ not }` and leaves `{ field, op, value }`, refused with the path of the bad
 // node when malformed; the evaluator is condition.rules.ts. Also ApplicableTo, which narrows the order.items.* fields.
 import { z } from 'zod';
+import { Target } from './target.schemas.js';
 
 export const CONDITION_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'notIn', 'contains', 'exists'] as const;
 export const ConditionOp = z.enum(CONDITION_OPS).meta({ id: 'ConditionOp' });
@@ -11,6 +12,7 @@ export const ORDER_FIELDS = [
   'order.currency',
   'order.items.count',
   'order.items.quantity',
+  'order.items.amount',
   'order.items.productId',
   'order.items.sku',
 ] as const;
@@ -48,11 +50,13 @@ export const ConditionFieldName = z
 export const ConditionScalar = z.union([z.string().max(1000), z.number(), z.boolean()]);
 export type ConditionScalar = z.infer<typeof ConditionScalar>;
 
-export type ConditionLeaf =
+/** `target` (order.items.* fields only) narrows the items the leaf counts, sums or lists to those it matches. */
+export type ConditionLeaf = { target?: Target | undefined } & (
   | { field: ConditionField; op: 'eq' | 'ne' | 'contains'; value: ConditionScalar }
   | { field: ConditionField; op: 'gt' | 'gte' | 'lt' | 'lte'; value: number | string }
   | { field: ConditionField; op: 'in' | 'notIn'; value: ConditionScalar[] }
-  | { field: ConditionField; op: 'exists'; value?: boolean | undefined };
+  | { field: ConditionField; op: 'exists'; value?: boolean | undefined }
+);
 
 export type ConditionTree = { all: ConditionTree[] } | { any: ConditionTree[] } | { not: ConditionTree } | ConditionLeaf;
 
@@ -63,7 +67,7 @@ const MAX_IN_VALUES = 1000;
 
 const NODE_KINDS = 'a condition is exactly one of { all: [...] }, { any: [...] }, { not: {...} } or a leaf { field, op, value }';
 
-type NodeFields = { all?: unknown; any?: unknown; not?: unknown; field?: unknown; op?: unknown; value?: unknown };
+type NodeFields = { all?: unknown; any?: unknown; not?: unknown; field?: unknown; op?: unknown; value?: unknown; target?: unknown };
 
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -94,7 +98,7 @@ function valueProblem(op: ConditionOp, value: unknown, field: unknown): string |
  * abort (continue: false), so no later refinement ever sees a malformed tree.
  */
 function checkNode(node: NodeFields, ctx: z.RefinementCtx): void {
-  const isLeaf = node.field !== undefined || node.op !== undefined || node.value !== undefined;
+  const isLeaf = node.field !== undefined || node.op !== undefined || node.value !== undefined || node.target !== undefined;
   const kinds = [node.all, node.any, node.not].filter((k) => k !== undefined).length + (isLeaf ? 1 : 0);
   if (kinds !== 1) {
     ctx.addIssue({ code: 'custom', continue: false, message: NODE_KINDS });
@@ -104,6 +108,10 @@ function checkNode(node: NodeFields, ctx: z.RefinementCtx): void {
   if (node.field === undefined) ctx.addIssue({ code: 'custom', continue: false, message: 'a leaf needs a field', path: ['field'] });
   if (node.op === undefined) {
     ctx.addIssue({ code: 'custom', continue: false, message: 'a leaf needs an op', path: ['op'] });
+    return;
+  }
+  if (node.target !== undefined && !(typeof node.field === 'string' && node.field.startsWith('order.items.'))) {
+    ctx.addIssue({ code: 'custom', continue: false, message: 'target narrows the order.items.* fields only', path: ['target'] });
     return;
   }
   const problem = valueProblem(node.op as ConditionOp, node.value, node.field);
@@ -146,6 +154,7 @@ const ConditionNode = z
     any: z.array(NestedCondition).min(1, 'any needs at least one condition').max(MAX_CHILDREN).optional(),
     not: NestedCondition.optional(),
     field: ConditionFieldName.optional(),
+    target: Target.optional().meta({ description: 'order.items.* fields only: count, sum or list just the items this target matches.' }),
     op: ConditionOp.optional(),
     value: z
       .union([ConditionScalar, z.array(ConditionScalar).min(1).max(MAX_IN_VALUES)])
@@ -169,7 +178,9 @@ export const ConditionTree: z.ZodType<ConditionTree, ConditionTree> = z
     description:
       `${NODE_KINDS}. At most ${MAX_CONDITION_DEPTH} levels and ${MAX_CONDITION_NODES} nodes. On list fields (order.items.productId, ` +
       'order.items.sku, customer.segments) eq and contains mean "includes", ne "excludes", in "some element is listed", notIn ' +
-      '"none is listed", exists "non-empty". A missing field fails every op except ne and notIn, and exists with value false.',
+      '"none is listed", exists "non-empty". A missing field fails every op except ne and notIn, and exists with value false. ' +
+      'order.items.quantity sums the units, order.items.amount the line totals (quantity × price) of the items a leaf\'s ' +
+      '`target` matches (every item without one).',
   }) as never;
 
 export const ApplicableTo = z
