@@ -165,6 +165,7 @@ async function main() {
   console.error('seeding ...');
   await api('POST', '/vouchers', { code: 'HOT', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 500 }, currency: 'EUR', redemptionLimit: 2_000_000_000 });
   await api('POST', '/vouchers', { code: 'VALIDATE', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } });
+  await api('POST', '/vouchers', { code: 'TARGETED', type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 15, target: { categories: ['c1'], metadata: { brand: 'acme' } } } });
   await api('POST', '/vouchers', { code: 'GIFT', type: 'GIFT_CARD', gift: { amount: 1_000_000_000_000, currency: 'EUR' } });
   // A loyalty member paying with points, 1 point = 1 cent: its code redeems like the gift card above.
   const club = await api('POST', '/campaigns', { name: 'club', type: 'LOYALTY_PROGRAM', currency: 'EUR', loyalty: { payWithPoints: { pointValue: { points: 1, amount: 1 } } } });
@@ -206,6 +207,13 @@ async function main() {
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
   const validate = await loadService('validate, hot code', { url: `${baseUrl}/api/v1/vouchers/VALIDATE/validate`, headers: auth, body: orderBody });
+  // A checkout's cart as shops send it (issue 33): 20 items in 4 categories, half of them one brand; the voucher takes
+  // 15% off the brand's items of one category, spread over those lines.
+  const cartItems = Array.from({ length: 20 }, (_, i) => ({ productId: `p${i}`, sku: `sku-${i}`, quantity: 1 + (i % 3), price: 500 + 137 * i, categories: [`c${i % 4}`], metadata: { brand: i % 2 ? 'acme' : 'other' } }));
+  const cartBody = JSON.stringify({ order: { amount: cartItems.reduce((a, i) => a + i.quantity * i.price, 0) + 490, currency: 'EUR', items: cartItems, shipping: { amount: 490 } } });
+  const targetedAnswer = await (await fetch(`${baseUrl}/api/v1/vouchers/TARGETED/validate`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: cartBody })).json();
+  if (!targetedAnswer.valid || !(targetedAnswer.discount.amount > 0)) throw new Error(`the target discount gave nothing: ${JSON.stringify(targetedAnswer)}`);
+  const validateTargeted = await loadService('validate, 20 items, target discount', { url: `${baseUrl}/api/v1/vouchers/TARGETED/validate`, headers: auth, body: cartBody });
   const hot = await loadService('redeem, one hot code', { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody });
   // As checkouts call it: each redemption with its own Idempotency-Key (stored with the outcome in the same commit).
   const hotKeyed = await loadService('redeem, hot code, Idempotency-Key', {
@@ -334,7 +342,7 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
+    [validate, peerHot], [validateTargeted, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
     [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);

@@ -6,6 +6,8 @@ import { call } from '../api.js';
 import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 import { CurrencyField, ReferrerReward } from './campaign-fields.js';
+import { discountFrom, ItemFields, itemsDraftOf, kindOf, minorUnits, type ItemsDraft } from './discount-fields.js';
+import { PromotionTiers } from './tiers.js';
 import { discountText, VoucherColumns } from './vouchers.js';
 
 type Campaign = OutputOf<'campaigns.get'>;
@@ -20,11 +22,6 @@ const TYPE_LABELS: Record<(typeof TYPES)[number], string> = {
   REFERRAL_PROGRAM: 'Referral program',
 };
 
-/** "12.50" → 1250 minor units; undefined when it is not an amount with at most two decimals. */
-function minorUnits(text: string): number | undefined {
-  const match = /^(\d{1,13})(?:[.,](\d{1,2}))?$/.exec(text.trim());
-  return match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : undefined;
-}
 const majorUnits = (minor: number | undefined) => (minor === undefined ? '' : money(minor));
 
 interface Draft {
@@ -32,8 +29,9 @@ interface Draft {
   type: (typeof TYPES)[number];
   currency: string;
   active: boolean;
-  value: 'none' | 'percent' | 'amount' | 'gift';
+  value: 'none' | 'percent' | 'amount' | 'gift' | 'free-shipping' | 'buy-x-get-y';
   amount: string;
+  items: ItemsDraft;
   redemptionLimit: string;
   referrerRewardId: string;
 }
@@ -46,8 +44,9 @@ function draftOf(c: Campaign | undefined): Draft {
     type: c?.type ?? 'DISCOUNT_COUPONS',
     currency: c?.currency ?? '',
     active: c?.active ?? true,
-    value: t?.gift ? 'gift' : d?.type === 'PERCENT' ? 'percent' : d?.type === 'AMOUNT' ? 'amount' : c ? 'none' : 'percent',
+    value: t?.gift ? 'gift' : (kindOf(d) ?? (c ? 'none' : 'percent')),
     amount: t?.gift ? majorUnits(t.gift.amount) : d?.type === 'PERCENT' ? String(d.percentOff) : d?.type === 'AMOUNT' ? majorUnits(d.amountOff) : '',
+    items: itemsDraftOf(d),
     redemptionLimit: t?.redemptionLimit == null ? '' : String(t.redemptionLimit),
     referrerRewardId: c?.referral?.referrerRewards[0]?.rewardId ?? '',
   };
@@ -59,20 +58,18 @@ function templateOf(draft: Draft, previous: Template | null | undefined, default
   delete base.discount;
   delete base.gift;
   const currency = draft.currency.trim().toUpperCase() || defaultCurrency || '';
-  if (draft.value === 'percent') {
-    const p = Number(draft.amount);
-    if (!(p > 0 && p <= 100)) return 'Percent off must be more than 0 and at most 100.';
-    base.discount = { type: 'PERCENT', percentOff: p };
-  } else if (draft.value === 'amount' || draft.value === 'gift') {
+  if (draft.value === 'gift') {
     const minor = minorUnits(draft.amount);
     if (minor === undefined) return 'The amount needs digits with at most two decimals, e.g. 12.50.';
-    if (draft.value === 'gift') {
-      if (!currency) return 'Gift credits need a currency.';
-      base.gift = { amount: minor, currency };
-      base.type = 'GIFT_CARD';
-    } else base.discount = { type: 'AMOUNT', amountOff: minor };
+    if (!currency) return 'Gift credits need a currency.';
+    base.gift = { amount: minor, currency };
+    base.type = 'GIFT_CARD';
+  } else if (draft.value !== 'none') {
+    const discount = discountFrom(draft.value, draft.amount, draft.items);
+    if (typeof discount === 'string') return discount;
+    base.discount = discount;
+    base.type = 'DISCOUNT';
   }
-  if (draft.value === 'percent' || draft.value === 'amount') base.type = 'DISCOUNT';
   const limit = draft.redemptionLimit.trim();
   if (limit && !/^\d{1,9}$/.test(limit)) return 'Uses per voucher must be a whole number.';
   base.redemptionLimit = limit ? Number(limit) : null;
@@ -127,13 +124,18 @@ function CampaignForm({ campaign, can, onSaved, onCancel }: { campaign?: Campaig
         <select id="campaign-value" value={draft.value} onChange={(e) => set('value', e.currentTarget.value as Draft['value'])}>
           <option value="percent">Percent off</option>
           <option value="amount">Amount off</option>
+          <option value="free-shipping">Free shipping</option>
+          <option value="buy-x-get-y">Buy X get Y</option>
           <option value="gift">Gift credits</option>
           <option value="none">Set per voucher</option>
         </select>
-        {draft.value !== 'none' && (
+        {['percent', 'amount', 'gift'].includes(draft.value) && (
           <input aria-label="Value" required inputMode="decimal" placeholder={draft.value === 'percent' ? '10' : '25.00'} value={draft.amount} onInput={(e) => set('amount', e.currentTarget.value)} />
         )}
       </div>
+      {(draft.value === 'percent' || draft.value === 'amount' || draft.value === 'buy-x-get-y') && (
+        <ItemFields id="campaign" kind={draft.value} items={draft.items} onChange={(items) => set('items', items)} />
+      )}
       <CurrencyField value={draft.currency} money={draft.value === 'amount' || draft.value === 'gift'} defaultCurrency={defaultCurrency} onInput={(value) => set('currency', value)} />
       <label for="campaign-limit">Uses per voucher</label>
       <input id="campaign-limit" inputMode="numeric" placeholder="unlimited" value={draft.redemptionLimit} onInput={(e) => set('redemptionLimit', e.currentTarget.value)} />
@@ -240,6 +242,7 @@ function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
       <div class="section-header settings-section">
         <h2>Vouchers</h2>
       </div>
+      {c?.type === 'PROMOTION' && can('campaigns:read') && <PromotionTiers campaignId={id} currency={c.currency ?? null} can={can} />}
       {c && can('vouchers:write') && <Generate campaignId={id} onProgress={() => setVersion((v) => v + 1)} onDone={() => setVersion((v) => v + 1)} />}
       {can('vouchers:read') && <PagedTable label="Campaign vouchers" load={vouchers} version={version} empty="No vouchers in this campaign yet." columns={VoucherColumns()} />}
     </section>

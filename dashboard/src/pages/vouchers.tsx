@@ -6,6 +6,7 @@ import { call } from '../api.js';
 import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, Refused, RefusedPage, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 import { go } from '../routes.js';
+import { discountSummary } from './discount-fields.js';
 
 type Voucher = OutputOf<'vouchers.get'>;
 
@@ -14,9 +15,11 @@ export function discountText(v: Pick<Voucher, 'discount' | 'currency'>): string 
   if (!d) return '—';
   switch (d.type) {
     case 'PERCENT':
-      return `${d.percentOff}% off${d.amountLimit ? ` (at most ${money(d.amountLimit, v.currency)})` : ''}`;
+      return `${discountSummary(d)}${d.amountLimit ? ` (at most ${money(d.amountLimit, v.currency)})` : ''}`;
     case 'AMOUNT':
-      return `${money(d.amountOff, v.currency)} off`;
+    case 'FREE_SHIPPING':
+    case 'BUY_X_GET_Y':
+      return discountSummary(d, v.currency);
     case 'FIXED':
       return `Order total becomes ${money(d.fixedAmount, v.currency)}`;
     case 'UNIT':
