@@ -76,6 +76,59 @@ describe('the dashboard in Chromium', () => {
     expect(listed.body.data.map((c: any) => c.name)).toContain('Spring sale');
   }, 60_000);
 
+  it('sets a target, buy X get Y and free shipping in the campaign form, and adds tiers with them to a promotion', async () => {
+    const api = service.api(key);
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Shirts 3 for 2');
+    await page.getByLabel('Each voucher gives').selectOption('buy-x-get-y');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Buy X get Y needs the items bought' }).waitFor();
+    await page.getByLabel('Categories').fill('shirts, tees');
+    await page.getByLabel('Buy quantity').fill('2');
+    await page.getByLabel('Get quantity').fill('1');
+    await page.getByLabel('At most … times').fill('3');
+    await shot('campaign-buy-x-get-y');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Shirts 3 for 2' }).click();
+    await page.getByText('Buy 2 get 1 free (categories shirts, tees), at most 3×').waitFor();
+    const shirts = (await api.get('/api/v1/campaigns?limit=100')).body.data.find((c: any) => c.name === 'Shirts 3 for 2');
+    expect(shirts.voucher.discount).toEqual({ type: 'BUY_X_GET_Y', buy: { quantity: 2, target: { categories: ['shirts', 'tees'] } }, get: { quantity: 1, percentOff: 100 }, maxApplications: 3 });
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Summer promotion');
+    await page.getByLabel('Type').selectOption('PROMOTION');
+    await page.getByLabel('Each voucher gives').selectOption('none');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.getByRole('table', { name: 'Campaigns' }).getByRole('link', { name: 'Summer promotion' }).click();
+    await page.getByRole('button', { name: 'New tier' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('10% off socks');
+    await page.getByLabel('Tier value').fill('10');
+    await page.getByLabel('Categories').fill('socks');
+    await page.getByRole('button', { name: 'Create tier' }).click();
+    await page.getByRole('table', { name: 'Promotion tiers' }).getByText('10% off on categories socks').waitFor();
+    await page.getByRole('button', { name: 'New tier' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Ships free');
+    await page.getByLabel('The tier gives').selectOption('free-shipping');
+    await page.getByRole('button', { name: 'Create tier' }).click();
+    await page.getByRole('table', { name: 'Promotion tiers' }).getByText('Free shipping').waitFor();
+    await shot('campaign-tiers');
+    const summer = (await api.get('/api/v1/campaigns?limit=100')).body.data.find((c: any) => c.name === 'Summer promotion');
+    const tiers = (await api.get(`/api/v1/campaigns/${summer.id}/tiers`)).body.data;
+    expect(tiers.map((t: any) => [t.name, t.discount])).toEqual([
+      ['Ships free', { type: 'FREE_SHIPPING' }],
+      ['10% off socks', { type: 'PERCENT', percentOff: 10, target: { categories: ['socks'] } }],
+    ]);
+    // What the tiers give a cart: 10% of the socks only, and the shipping.
+    const cart = { amount: 4_490, currency: 'EUR', shipping: { amount: 490 }, items: [{ sku: 'tee', quantity: 1, price: 3_000, categories: ['shirts'] }, { sku: 'sock', quantity: 2, price: 500, categories: ['socks'] }] };
+    const offers = (await api.post('/api/v1/promotions/validate', { order: cart })).body.promotions;
+    expect(offers.map((o: any) => [o.name, o.discount.amount])).toEqual([
+      ['Ships free', 490],
+      ['10% off socks', 100],
+    ]);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Campaigns' }).click();
+  }, 60_000);
+
   it('creates an API key shown once, which works, and revokes it', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('button', { name: 'Create API key' }).click();
