@@ -83,7 +83,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByLabel('Each voucher gives').selectOption('buy-x-get-y');
     await page.getByRole('button', { name: 'Create campaign' }).click();
     await page.getByRole('alert').filter({ hasText: 'Buy X get Y needs the items bought' }).waitFor();
-    await page.getByLabel('Categories').fill('shirts, tees');
+    await page.getByLabel('Categories', { exact: true }).fill('shirts, tees');
     await page.getByLabel('Buy quantity').fill('2');
     await page.getByLabel('Get quantity').fill('1');
     await page.getByLabel('At most … times').fill('3');
@@ -104,7 +104,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'New tier' }).click();
     await page.getByLabel('Name', { exact: true }).fill('10% off socks');
     await page.getByLabel('Tier value').fill('10');
-    await page.getByLabel('Categories').fill('socks');
+    await page.getByLabel('Categories', { exact: true }).fill('socks');
     await page.getByRole('button', { name: 'Create tier' }).click();
     await page.getByRole('table', { name: 'Promotion tiers' }).getByText('10% off on categories socks').waitFor();
     await page.getByRole('button', { name: 'New tier' }).click();
