@@ -239,10 +239,10 @@ function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
           <Fact label="Created">{formatTime(c.createdAt)}</Fact>
         </Facts>
       )}
+      {c?.type === 'PROMOTION' && can('campaigns:read') && <PromotionTiers campaignId={id} currency={c.currency ?? null} can={can} />}
       <div class="section-header settings-section">
         <h2>Vouchers</h2>
       </div>
-      {c?.type === 'PROMOTION' && can('campaigns:read') && <PromotionTiers campaignId={id} currency={c.currency ?? null} can={can} />}
       {c && can('vouchers:write') && <Generate campaignId={id} onProgress={() => setVersion((v) => v + 1)} onDone={() => setVersion((v) => v + 1)} />}
       {can('vouchers:read') && <PagedTable label="Campaign vouchers" load={vouchers} version={version} empty="No vouchers in this campaign yet." columns={VoucherColumns()} />}
     </section>
