@@ -20,9 +20,10 @@ export const OrderItem = z.object({
   sku: ProductRef.optional(),
   quantity: z.number().int().min(1).max(1_000_000),
   price: Money.meta({ description: 'Unit price in minor units.' }),
-  categories: ItemNames.optional().meta({ description: "The item's categories, for discount targets and rule conditions." }),
-  collections: ItemNames.optional().meta({ description: "The collections the item belongs to, for discount targets and rule conditions." }),
-  metadata: Metadata.optional().meta({ description: "The item's own data; a target's metadata matches it key by key." }),
+  // Described once, on Order: each checkout tool (MCP) inlines the order, so every word here is paid six times.
+  categories: ItemNames.optional(),
+  collections: ItemNames.optional(),
+  metadata: z.record(z.string().max(100), z.unknown()).optional(),
 });
 export type OrderItem = z.infer<typeof OrderItem>;
 
@@ -33,13 +34,13 @@ export const Order = z
     currency: Currency,
     items: z.array(OrderItem).max(500).superRefine(boundLineTotals).optional(),
     shipping: z
-      .object({ amount: Money.meta({ description: 'The shipping cost, in minor units.' }) })
+      .object({ amount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) })
       .optional()
-      .meta({ description: 'Shipping, part of `amount`: only FREE_SHIPPING takes it off; other discounts apply to the rest.' }),
+      .meta({ description: 'Part of amount; only FREE_SHIPPING takes it off.' }),
     metadata: Metadata.optional(),
   })
   .refine((o) => o.shipping === undefined || o.shipping.amount <= o.amount, { message: 'shipping.amount is part of amount: at most amount', path: ['shipping', 'amount'] })
-  .meta({ id: 'Order', description: 'The cart a voucher is checked against.' });
+  .meta({ id: 'Order', description: 'The cart a voucher is checked against. Items may carry categories, collections and metadata for discount targets.' });
 export type Order = z.infer<typeof Order>;
 
 export const ItemShare = z.object({

@@ -80,8 +80,9 @@ describe('MCP over streamable HTTP', () => {
       }
     }
     expect(sizes['checkout']!).toBeLessThan(sizes['admin']!);
-    // a checkout agent's tools in a few thousand tokens (27,277 bytes measured with the decisions' output unions)
-    expect(sizes['checkout']!).toBeLessThan(30_000);
+    // a checkout agent's tools in a few thousand tokens (27,277 bytes measured with the decisions' output unions;
+    // 30,729 once every cart may carry item categories, collections, metadata and shipping, issue 33, described once)
+    expect(sizes['checkout']!).toBeLessThan(31_000);
     console.log(`tools/list sizes (bytes): ${JSON.stringify(sizes)}`);
     const unknown = await fetch(`${service.baseUrl}/api/mcp?toolset=everything`, {
       method: 'POST',
