@@ -24,6 +24,10 @@ const nested = (depth: number) => '{"a":'.repeat(depth) + '"x"' + '}'.repeat(dep
 const targets = operations.flatMap((op) => (op.body ? freeFormPaths(op.body).map((path) => ({ op: op as Operation, path })) : []));
 const opsWithFreeForm = [...new Set(targets.map((t) => t.op))];
 
+// An order with one item: items carry free-form metadata too, and an item needs its quantity and price beside it.
+const ITEMS = () => [{ quantity: 1, price: 1_000 }];
+const ORDER = () => ({ amount: 1_000, currency: 'EUR', items: ITEMS() });
+
 /** A valid input (path and body fields merged, as RPC takes it) per operation, on the fixtures made below. */
 const BASE: Record<string, () => Record<string, unknown>> = {
   'campaigns.create': () => ({ name: 'ff', type: 'DISCOUNT_COUPONS', voucher: { type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 5 } } }),
@@ -32,18 +36,18 @@ const BASE: Record<string, () => Record<string, unknown>> = {
   'vouchers.update': () => ({ code: 'FF-CODE' }),
   'customers.create': () => ({}),
   'customers.update': () => ({ id: made.customer }),
-  'vouchers.validate': () => ({ code: 'FF-CODE', order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer } }),
-  'redemptions.redeem': () => ({ code: 'FF-CODE', order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer } }),
-  'redemptions.stack': () => ({ vouchers: [{ code: 'FF-CODE' }], order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer }, idempotencyKey: randomUUID() }),
+  'vouchers.validate': () => ({ code: 'FF-CODE', order: ORDER(), customer: { id: made.customer } }),
+  'redemptions.redeem': () => ({ code: 'FF-CODE', order: ORDER(), customer: { id: made.customer } }),
+  'redemptions.stack': () => ({ vouchers: [{ code: 'FF-CODE' }], order: ORDER(), customer: { id: made.customer }, idempotencyKey: randomUUID() }),
   'promotions.createTier': () => ({ id: made.promotion, name: 'tier', discount: { type: 'PERCENT', percentOff: 1 } }),
   'promotions.updateTier': () => ({ id: made.tier }),
-  'promotions.validate': () => ({ order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer } }),
-  'promotions.redeemTier': () => ({ id: made.tier, order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer } }),
-  'qualifications.check': () => ({ order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer } }),
-  'orders.create': () => ({ amount: 1_000, currency: 'EUR', customer: { id: made.customer } }),
-  'orders.update': () => ({ id: made.order }),
+  'promotions.validate': () => ({ order: ORDER(), customer: { id: made.customer } }),
+  'promotions.redeemTier': () => ({ id: made.tier, order: ORDER(), customer: { id: made.customer } }),
+  'qualifications.check': () => ({ order: ORDER(), customer: { id: made.customer } }),
+  'orders.create': () => ({ amount: 1_000, currency: 'EUR', items: ITEMS(), customer: { id: made.customer } }),
+  'orders.update': () => ({ id: made.order, items: ITEMS() }),
   'publications.create': () => ({ campaignId: made.campaign, customer: { id: made.customer } }),
-  'validationRules.evaluate': () => ({ id: made.rule, order: { amount: 1_000, currency: 'EUR' }, customer: { id: made.customer } }),
+  'validationRules.evaluate': () => ({ id: made.rule, order: ORDER(), customer: { id: made.customer } }),
 };
 
 /** The required properties of a value drawn from a JSON Schema, all the way down. */
