@@ -70,7 +70,7 @@ describe('MCP over streamable HTTP', () => {
         sizes[toolset || 'all'] = JSON.stringify({ tools }).length;
         const names = tools.map((t) => t.name);
         if (toolset === 'checkout') {
-          expect(names.sort()).toEqual(['customers_get', 'customers_list', 'promotions_redeemTier', 'promotions_validate', 'qualifications_check', 'redemptions_get', 'redemptions_redeem', 'redemptions_releaseSession', 'redemptions_rollback', 'redemptions_stack', 'vouchers_validate']);
+          expect(names.sort()).toEqual(['customers_get', 'customers_list', 'promotions_redeemTier', 'promotions_validate', 'qualifications_check', 'redemptions_get', 'redemptions_redeem', 'redemptions_releaseSession', 'redemptions_rollback', 'redemptions_stack', 'redemptions_validateStack', 'vouchers_validate']);
           const refused = await client.callTool({ name: 'campaigns_list', arguments: {} }).catch((error: Error) => error);
           expect(String(refused instanceof Error ? refused.message : JSON.stringify(refused))).toContain('campaigns_list');
         }
