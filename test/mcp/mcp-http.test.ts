@@ -80,8 +80,9 @@ describe('MCP over streamable HTTP', () => {
       }
     }
     expect(sizes['checkout']!).toBeLessThan(sizes['admin']!);
-    // a checkout agent's tools in a few thousand tokens (27,277 bytes measured with the decisions' output unions)
-    expect(sizes['checkout']!).toBeLessThan(30_000);
+    // a checkout agent's tools in a few thousand tokens (27,277 bytes measured with the decisions' output unions; about
+    // 32,000 with the stack preview, issue 33)
+    expect(sizes['checkout']!).toBeLessThan(35_000);
     console.log(`tools/list sizes (bytes): ${JSON.stringify(sizes)}`);
     const unknown = await fetch(`${service.baseUrl}/api/mcp?toolset=everything`, {
       method: 'POST',

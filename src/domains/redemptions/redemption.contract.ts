@@ -75,7 +75,7 @@ export const redemptionContract = {
     path: '/redemptions/stack/validate',
     scope: 'vouchers:read',
     summary: 'The answer a stack would give now, committing and reserving nothing',
-    description: `The body of a stack without \`idempotencyKey\`: decided on the state a stack redeemed right after would read (the same snapshots, other stacks' holds and other sessions' reservations counted) by the same stack rules, in the same order. The answer is the stack's without \`stackId\` and redemption ids. ${OUTCOME_NOTE}`,
+    description: `A stack's body without \`idempotencyKey\`: decided on the state the stack redeemed right after would read, by the same rules in the same order; its answer without \`stackId\` and redemption ids. ${OUTCOME_NOTE}`,
     tags: ['Redemptions'],
     body: StackPreviewBody,
     output: StackPreview,
