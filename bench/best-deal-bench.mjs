@@ -15,7 +15,7 @@ async function seedOffers(api, currency, count) {
     const discount = [
       { type: 'PERCENT', percentOff: 5 + ((i * 7) % 21) },
       { type: 'AMOUNT', amountOff: 100 + ((i * 337) % 1_500) },
-      { type: 'FIXED', fixedAmount: 9_000 + ((i * 911) % 6_000) },
+      { type: 'FIXED', fixedAmount: 1_000 + ((i * 911) % 3_000) },
     ][i % 3];
     const settings = { discount, priority: i % 3, exclusive: i === 5, ...(i % 4 === 1 ? { maxDiscount: 1_200 } : {}) };
     if (i % 2 === 0) await api('POST', `/campaigns/${campaign.id}/tiers`, { name: `offer ${i}`, ...settings });
