@@ -60,8 +60,10 @@ export function stackOrder(entries: readonly StackEntry[], alone: readonly numbe
 
 /** A copy of an order's running state that a grant may move on without touching the original. */
 function copyState(state: OrderState): OrderState {
-  const copy: Record<string, unknown> = { ...state };
-  for (const [key, value] of Object.entries(copy)) {
+  const copy = { ...state } as unknown as Record<string, unknown>;
+  // Generic over the state's fields (arrays of lines or shares, nested figures), so a field added later is copied too.
+  for (const key in copy) {
+    const value = copy[key];
     if (Array.isArray(value)) copy[key] = value.map((x: unknown) => (x !== null && typeof x === 'object' ? { ...x } : x));
     else if (value !== null && typeof value === 'object') copy[key] = { ...value };
   }
@@ -91,11 +93,15 @@ function candidatesOf(entries: readonly StackEntry[], order: Order, now: number)
 function suffixBests(candidates: readonly Candidate[]): number[][] {
   const sums: number[][] = new Array(candidates.length + 1);
   sums[candidates.length] = [0];
-  let sorted: number[] = [];
+  const sorted: number[] = [];
   for (let i = candidates.length - 1; i >= 0; i--) {
-    sorted = [...sorted, candidates[i]!.alone].sort((a, b) => b - a);
-    const prefix = [0];
-    for (const x of sorted) prefix.push(prefix[prefix.length - 1]! + x);
+    const x = candidates[i]!.alone;
+    let at = sorted.findIndex((y) => y < x);
+    if (at === -1) at = sorted.length;
+    sorted.splice(at, 0, x);
+    const prefix = new Array<number>(sorted.length + 1);
+    prefix[0] = 0;
+    for (let k = 0; k < sorted.length; k++) prefix[k + 1] = prefix[k]! + sorted[k]!;
     sums[i] = prefix;
   }
   return sums;
