@@ -19,6 +19,7 @@ import pg from 'pg';
 import { compareSetting, printComparison } from './setting-compare.mjs';
 import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
+import { BEST_DEAL_RATE, bestDealRows } from './best-deal-bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -330,6 +331,8 @@ async function main() {
     requests: [{ method: 'POST', path: '/api/v1/qualifications', setupRequest: (req) => ({ ...req, body: qualificationBody() }) }],
   });
 
+  const { deal10, deal20, preview: stackPreview } = await bestDealRows({ api, baseUrl, auth, loadService, order });
+
   const peerCheck = await (await fetch(`${peerUrl}/vouchers/${spread[0]}/redemption`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: orderBody })).json();
   if (!peerCheck.ok) throw new Error(`the naive peer refused a seeded code: ${JSON.stringify(peerCheck)}`);
   const ready = await (await fetch(`${baseUrl}/ready`)).json();
@@ -342,8 +345,8 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [validateTargeted, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
-    [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification],
+    [validate, peerHot], [validateTargeted, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot], [stackPreview, peerHot],
+    [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification], [deal10, peerQualification], [deal20, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);
   const lines = [
@@ -366,6 +369,8 @@ async function main() {
     `qualification with 20,000 tiers and vouchers: p99 < 20 ms at ${QUAL_RATE} req/s offered (${qualificationAtRate.p99} ms; ${qualification.p99} ms at saturation, ${qualification.rps} req/s; naive peer p99 ${peerQualification.p99} ms at ${peerQualification.rps} req/s)`,
     qualificationAtRate.rps > 0 && qualificationAtRate.p99 < 20,
   );
+  console.log(`info  stack preview against the stack it previews: ${ratio(stackPreview, stack)} (${stackPreview.rps} / ${stack.rps} req/s; p99 ${stackPreview.p99} / ${stack.p99} ms)`);
+  for (const [n, row] of [[10, deal10], [20, deal20]]) check(`best deal over ${n} offers: p99 < 20 ms at ${BEST_DEAL_RATE} req/s offered (${row.p99} ms, ${row.rps} req/s)`, row.rps > 0 && row.p99 < 20);
   printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack });
   printComparison('Insights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database)', 'rollup', rollupRows, check);
   printComparison('Metrics on against off (METRICS=off, a second process on the same database)', 'metrics', metricsRows, check);

@@ -10,6 +10,7 @@ import type {
   ValidationOutcome,
 } from './checkout.schemas.js';
 import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
+import type { BestDeal, StackPreview } from './stack-preview.schemas.js';
 import type { BucketSnapshot } from '../platform/bucket-counts.js';
 import type { AuditTrail } from './handler.js';
 import type { IdempotencyClaim } from './idempotency.js';
@@ -56,6 +57,15 @@ export interface SessionOpening {
   ttlSeconds: number;
 }
 
+/** A stack to decide without redeeming it: a preview, or the offers a best deal is chosen from. */
+export interface StackQuestion {
+  workspaceId: string;
+  vouchers: Array<{ code?: string | undefined; amount?: number | undefined; tierId?: string | undefined; session?: { key: string } | undefined }>;
+  order: Order;
+  customer: CustomerUse;
+  stackLimit: number;
+}
+
 export interface RedemptionEngine {
   /** With `session`: a valid answer reserves the use (and the gift credits) for that key; written before it answers. */
   validate(request: VoucherRequest & { session?: SessionOpening | undefined }): Promise<ValidationOutcome>;
@@ -91,6 +101,10 @@ export interface RedemptionEngine {
     metadata?: Record<string, unknown> | undefined;
     stackLimit: number;
   }): Promise<StackOutcome>;
+  /** The answer `redeemStack` would give on the current state, committing and reserving nothing (no stackId, no redemption ids). */
+  previewStack(request: StackQuestion): Promise<StackPreview>;
+  /** Of the offers named (codes, tiers), the stack the stack rules allow with the largest discount, and its totals. */
+  bestStack(request: StackQuestion): Promise<BestDeal>;
   /**
    * Releases a live reservation at once, with its audit entry in the batch that commits it. Throws not_found for an
    * unknown voucher or a key without a live reservation of it.

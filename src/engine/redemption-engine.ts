@@ -14,6 +14,7 @@ import { PartitionRouter } from './partition-router.js';
 import { loadTierSnapshots } from './partition/hot-path.sql.js';
 import { RefusalCounts } from './partition/refusal-counts.js';
 import { StackRedemption } from './stack/stack-redemption.js';
+import { bestStack, previewStack } from './stack/stack-preview.js';
 
 const STACK_WRITER = -1;
 /** Changes every member's partitions must hear of (a campaign, codes generated in bulk, a budget given back). */
@@ -117,6 +118,8 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       return outcome;
     },
     redeemStack: (r) => stacks.redeem(r),
+    previewStack: (r) => previewStack(router, r),
+    bestStack: (r) => bestStack(router, r),
     async releaseSession(r) {
       await router.call(route(r.workspaceId, r.code), { type: 'releaseSession', ...r });
     },

@@ -33,7 +33,7 @@ const INSTRUCTIONS =
 export const TOOLSETS = ['checkout', 'admin'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 const CHECKOUT = new Set([
-  'vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.releaseSession', 'redemptions.rollback',
+  'vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.validateStack', 'redemptions.releaseSession', 'redemptions.rollback',
   'redemptions.get', 'promotions.validate', 'promotions.redeemTier', 'qualifications.check', 'customers.get', 'customers.list',
 ]);
 

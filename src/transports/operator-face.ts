@@ -50,6 +50,8 @@ function absentEngine(): RedemptionEngine {
     redeem: refuse,
     rollback: refuse,
     redeemStack: refuse,
+    previewStack: refuse,
+    bestStack: refuse,
     releaseSession: refuse,
     adjustBalance: refuse,
     voucherChanged: refuse,

@@ -227,7 +227,7 @@ export function rpcPathItems(operationNames: readonly string[], problem: z.ZodTy
         summary: 'Model Context Protocol (streamable HTTP, stateless): the operations as tools',
         description:
           'JSON-RPC messages of MCP. Tools are the operations the key\'s scopes allow; reads are marked readOnlyHint. ' +
-          '`toolset=checkout` lists only validate, redeem, stack, rollback, qualification and customer lookup; `admin` the rest.',
+          '`toolset=checkout` lists only validate, redeem, stack (and its preview), rollback, qualification and customer lookup; `admin` the rest.',
         tags: ['MCP'],
         security: [{ apiKey: [] }],
         requestParams: {

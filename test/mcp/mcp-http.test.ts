@@ -70,7 +70,7 @@ describe('MCP over streamable HTTP', () => {
         sizes[toolset || 'all'] = JSON.stringify({ tools }).length;
         const names = tools.map((t) => t.name);
         if (toolset === 'checkout') {
-          expect(names.sort()).toEqual(['customers_get', 'customers_list', 'promotions_redeemTier', 'promotions_validate', 'qualifications_check', 'redemptions_get', 'redemptions_redeem', 'redemptions_releaseSession', 'redemptions_rollback', 'redemptions_stack', 'vouchers_validate']);
+          expect(names.sort()).toEqual(['customers_get', 'customers_list', 'promotions_redeemTier', 'promotions_validate', 'qualifications_check', 'redemptions_get', 'redemptions_redeem', 'redemptions_releaseSession', 'redemptions_rollback', 'redemptions_stack', 'redemptions_validateStack', 'vouchers_validate']);
           const refused = await client.callTool({ name: 'campaigns_list', arguments: {} }).catch((error: Error) => error);
           expect(String(refused instanceof Error ? refused.message : JSON.stringify(refused))).toContain('campaigns_list');
         }
@@ -81,8 +81,9 @@ describe('MCP over streamable HTTP', () => {
     }
     expect(sizes['checkout']!).toBeLessThan(sizes['admin']!);
     // a checkout agent's tools in a few thousand tokens (27,277 bytes measured with the decisions' output unions;
-    // 30,729 once every cart may carry item categories, collections, metadata and shipping, issue 33, described once)
-    expect(sizes['checkout']!).toBeLessThan(31_000);
+    // 30,729 once every cart may carry item categories, collections, metadata and shipping, described once; the stack
+    // preview adds about 4,500, issue 33)
+    expect(sizes['checkout']!).toBeLessThan(37_000);
     console.log(`tools/list sizes (bytes): ${JSON.stringify(sizes)}`);
     const unknown = await fetch(`${service.baseUrl}/api/mcp?toolset=everything`, {
       method: 'POST',

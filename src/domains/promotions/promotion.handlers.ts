@@ -7,6 +7,7 @@ import { refusal, refusalFields } from '../redemptions/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualificationInputs, qualify } from './qualification.service.js';
+import { bestDealOf } from './best-deal.service.js';
 import { deleteTier, findCampaignType, findTier, insertTier, listTiers, updateTier } from './tier.queries.js';
 import { tierCode } from './tier.rules.js';
 
@@ -90,8 +91,9 @@ export const promotionHandlers = implement(promotionContract, {
   async qualify({ input, actor, deps }) {
     const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, input.scope);
     if (!customer) throw problem('not_found', 'no such customer');
-    const { scope, limit } = input;
-    const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes });
-    return { data };
+    const { scope, limit, codes } = input;
+    const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes, codes });
+    if (!input.bestDeal) return { data };
+    return { data, bestDeal: await bestDealOf(deps, { workspaceId: actor.workspaceId, offers: data, order: input.order, customer }) };
   },
 });

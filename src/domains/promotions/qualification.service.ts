@@ -90,6 +90,8 @@ export interface QualificationRequest {
   limit: number;
   /** The customer's codes (qualificationInputs). */
   customerCodes: string[];
+  /** Codes named in the request: weighed whatever the scope. */
+  codes?: string[] | undefined;
 }
 
 type Passed = Extract<ValidationOutcome, { valid: true }>;
@@ -160,7 +162,7 @@ async function qualifyingTiers(engine: RedemptionEngine, request: QualificationR
 
 /** Vouchers and gift cards assigned (or published) to the customer that can be used for this cart now. */
 async function qualifyingCustomerVouchers(engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
-  const codes = request.customerCodes;
+  const codes = [...new Set([...(request.scope === 'AUTOMATIC' ? [] : request.customerCodes), ...(request.codes ?? [])])];
   const outcomes = codes.length ? await engine.validateMany({ workspaceId: request.workspaceId, codes, order: request.order, customer: request.customer }) : [];
   return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
 }
@@ -168,7 +170,7 @@ async function qualifyingCustomerVouchers(engine: RedemptionEngine, request: Qua
 export async function qualify(engine: RedemptionEngine, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {
   const [tiers, vouchers] = await Promise.all([
     request.scope === 'CUSTOMER_VOUCHERS' ? [] : qualifyingTiers(engine, request, now),
-    request.scope === 'AUTOMATIC' ? [] : qualifyingCustomerVouchers(engine, request),
+    request.scope === 'AUTOMATIC' && !request.codes?.length ? [] : qualifyingCustomerVouchers(engine, request),
   ]);
   return [...tiers, ...vouchers].sort(bestFirst).slice(0, request.limit);
 }

@@ -4,6 +4,7 @@ import { CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '
 import { Order, OrderTotals, RedeemBody } from '../../contract/checkout.schemas.js';
 import { Schedule } from '../../contract/schedule.schemas.js';
 import { Discount } from '../../contract/discount.schemas.js';
+import { BestDeal } from '../../contract/stack-preview.schemas.js';
 import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../vouchers/voucher.schemas.js';
 
 export const PromotionTier = z
@@ -88,9 +89,18 @@ export const QualificationBody = CheckoutBody.extend({
     description: 'AUTOMATIC: promotion tiers; CUSTOMER_VOUCHERS: vouchers and gift cards assigned or published to the customer.',
   }),
   limit: z.number().int().min(1).max(100).default(20),
+  codes: z.array(z.string().min(1).max(200)).max(30).optional().meta({
+    description: 'Codes the customer typed in: weighed with the other offers, whatever the scope (listed in `data` when they qualify).',
+  }),
+  bestDeal: z.boolean().default(false).meta({
+    description: 'Also answer `bestDeal`: of the discounts in `data`, the stack the stacking rules allow with the largest total discount.',
+  }),
 });
 
 export const Qualification = z
-  .object({ data: z.array(QualifiedOffer).meta({ description: 'Best deal first (largest amount; then priority; then name), at most `limit`.' }) })
+  .object({
+    data: z.array(QualifiedOffer).meta({ description: 'Best deal first (largest amount; then priority; then name), at most `limit`.' }),
+    bestDeal: BestDeal.optional().meta({ description: 'With `bestDeal: true`: the stack to redeem for the largest discount, and its totals.' }),
+  })
   .meta({ id: 'Qualification' });
 export type Qualification = z.infer<typeof Qualification>;

@@ -19,6 +19,7 @@ import {
   ValidateBody,
   ValidationOutcome,
 } from '../../contract/checkout.schemas.js';
+import { StackPreview, StackPreviewBody } from '../../contract/stack-preview.schemas.js';
 
 // Any code a checkout may send: an unknown one is the outcome `voucher_not_found`, not a 400.
 const codeParams = z.object({ code: z.string().min(1).max(200).meta({ description: 'The voucher code, case-sensitive.' }) });
@@ -66,6 +67,18 @@ export const redemptionContract = {
     body: StackBody,
     output: StackOutcome,
     idempotent: true,
+  }),
+  validateStack: defineOperation({
+    name: 'redemptions.validateStack',
+    effect: 'read', hot: true,
+    method: 'post',
+    path: '/redemptions/stack/validate',
+    scope: 'vouchers:read',
+    summary: 'The answer a stack would give now, committing and reserving nothing',
+    description: `A stack's body without \`idempotencyKey\`: decided on the state the stack redeemed right after would read, by the same rules in the same order; its answer without \`stackId\` and redemption ids. ${OUTCOME_NOTE}`,
+    tags: ['Redemptions'],
+    body: StackPreviewBody,
+    output: StackPreview,
   }),
   releaseSession: defineOperation({
     name: 'redemptions.releaseSession',

@@ -10,6 +10,8 @@ import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions
 import { workspaceStackLimit } from './redemption.service.js';
 
 const customerNotFound = () => refusalFields(refusal('customer_not_found'));
+const skippedResults = (vouchers: ReadonlyArray<{ code?: string | undefined; tierId?: string | undefined }>) =>
+  vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 }));
 
 export const redemptionHandlers = implement(redemptionContract, {
   async validateVoucher({ input, actor, deps }) {
@@ -40,7 +42,7 @@ export const redemptionHandlers = implement(redemptionContract, {
   async redeemStack({ input, actor, deps, idempotency }) {
     const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
     if (!customer) {
-      return { ok: false as const, ...customerNotFound(), results: input.vouchers.map((v) => ({ ...(v.tierId !== undefined ? { tierId: v.tierId } : { voucherCode: v.code }), ok: false, code: 'skipped' as const, priority: 0 })) };
+      return { ok: false as const, ...customerNotFound(), results: skippedResults(input.vouchers) };
     }
     return deps.engine.redeemStack({
       workspaceId: actor.workspaceId,
@@ -52,6 +54,13 @@ export const redemptionHandlers = implement(redemptionContract, {
       idempotency: idempotency!,
       stackLimit: await workspaceStackLimit(deps.db, actor.workspaceId),
     });
+  },
+  async validateStack({ input, actor, deps }) {
+    // Named as the stack names it, but never created: a new customer is previewed as the new customer it would be.
+    const customer = await deps.customers.preview(actor.workspaceId, input.customer);
+    if (!customer) return { ok: false as const, ...customerNotFound(), results: skippedResults(input.vouchers) };
+    const stackLimit = await workspaceStackLimit(deps.db, actor.workspaceId);
+    return deps.engine.previewStack({ workspaceId: actor.workspaceId, vouchers: input.vouchers, order: input.order, customer, stackLimit });
   },
   async releaseSession({ input, actor, deps, auditTrail }) {
     await deps.engine.releaseSession({ workspaceId: actor.workspaceId, code: input.code, key: input.key, audit: auditTrail() });

@@ -6,7 +6,6 @@
 import { uuidv7 } from '../../platform/ids.js';
 import type { RedemptionEngine } from '../../contract/engine-port.js';
 import { ProblemError } from '../../contract/problems.js';
-import { tierCode } from '../../domains/promotions/tier.rules.js';
 import { balanceTaken, orderTotals, refusalFields } from '../../checkout/redemption.rules.js';
 import { evaluateStack, type StackEntry } from '../../checkout/stack.rules.js';
 import type { StackOutcome } from '../../contract/checkout.schemas.js';
@@ -18,12 +17,11 @@ import { emptyPlan, planRedemption, planSession, planStackEvent } from '../parti
 import type { RefusalCounts } from '../partition/refusal-counts.js';
 import { replayOf } from '../../contract/idempotency.js';
 import { findStoredReplies, type StoredKey } from '../../platform/idempotency-keys.sql.js';
+import { resolveVouchers, stackEntries, type ResolvedVoucher } from './stack-entries.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
 /** A stack whose tier entries name their tier's internal code. */
-type ResolvedStack = Omit<StackRequest, 'vouchers'> & {
-  vouchers: Array<{ code: string; amount?: number | undefined; tierId?: string | undefined; session?: { key: string } | undefined }>;
-};
+type ResolvedStack = Omit<StackRequest, 'vouchers'> & { vouchers: ResolvedVoucher[] };
 
 const ATTEMPTS = 8;
 
@@ -81,7 +79,7 @@ export class StackRedemption {
    */
   private async redeemOnce(original: StackRequest): Promise<StackOutcome> {
     // A tier entry is its voucher row's internal code; the snapshot must then be a tier (and a code entry a code).
-    const request: ResolvedStack = { ...original, vouchers: original.vouchers.map((v) => ({ ...v, code: v.tierId !== undefined ? tierCode(v.tierId) : v.code! })) };
+    const request: ResolvedStack = { ...original, vouchers: resolveVouchers(original.vouchers) };
     const together = await this.redeemInOneThread(request);
     if (together) return together;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -187,14 +185,8 @@ export class StackRedemption {
     return this.router.callOneThread<StackOutcome>(slots, { type: 'stack', workspaceId, vouchers, order, customer, idempotency, metadata, stackLimit });
   }
 
-  private async snapshots(request: ResolvedStack): Promise<StackEntry[]> {
-    const sessions = new Map(request.vouchers.flatMap((v) => (v.session ? [[v.code, v.session.key] as const] : [])));
-    const byCode = await this.router.snapshots(request.workspaceId, request.vouchers.map((v) => v.code), request.customer, sessions);
-    return request.vouchers.map((v) => {
-      const entry = byCode.get(v.code)!;
-      const kindMatches = entry.voucher?.kind === (v.tierId !== undefined ? 'TIER' : 'CODE');
-      return { code: v.code, tierId: v.tierId, amount: v.amount, voucher: kindMatches ? entry.voucher! : undefined, use: entry.use };
-    });
+  private snapshots(request: ResolvedStack): Promise<StackEntry[]> {
+    return stackEntries(this.router, request.workspaceId, request.vouchers, request.customer);
   }
 
   private async commit(request: Pick<StackRequest, 'workspaceId' | 'idempotency'>, outcome: StackOutcome, plan: ReturnType<typeof emptyPlan>): Promise<PlanResult> {

@@ -1,0 +1,42 @@
+// What a stack would give, committing and reserving nothing: its preview, and the best deal among offers. Both read
+// the entries exactly as the stack's redemption across partitions does (stack-entries.ts: the same snapshots, with
+// other stacks' holds and other sessions' reservations counted) and decide with the same pure functions in the same
+// order (evaluateStack; bestDeal decides its winner with evaluateStack too), so a stack redeemed right after on the
+// same state gives what they said.
+import { bestDeal } from '../../checkout/best-deal.rules.js';
+import { orderTotals, refusalFields } from '../../checkout/redemption.rules.js';
+import { evaluateStack, type StackEvaluation } from '../../checkout/stack.rules.js';
+import type { Order } from '../../contract/checkout.schemas.js';
+import type { StackQuestion } from '../../contract/engine-port.js';
+import type { BestDeal, BestDealVoucher, StackPreview } from '../../contract/stack-preview.schemas.js';
+import type { PartitionRouter } from '../partition-router.js';
+import { rereadBudgets, resolveVouchers, stackEntries, type StackVoucher } from './stack-entries.js';
+
+/** A stack's answer without what only a commit gives (its stackId, the redemptions' ids). */
+export function previewOf(evaluation: StackEvaluation, order: Order): StackPreview {
+  if (!evaluation.ok) return { ok: false, ...refusalFields(evaluation.failure!), results: evaluation.results };
+  return { ok: true, results: evaluation.results, order: orderTotals(order, evaluation.state) };
+}
+
+export async function previewStack(router: PartitionRouter, question: StackQuestion, now: () => number = Date.now): Promise<StackPreview> {
+  const vouchers = resolveVouchers(question.vouchers);
+  const decide = async () => {
+    const entries = await stackEntries(router, question.workspaceId, vouchers, question.customer);
+    return { entries, evaluation: evaluateStack(entries, question.order, question.stackLimit, now()) };
+  };
+  let { entries, evaluation } = await decide();
+  // A budget refusal is made on figures read again, as a partition makes it: the stack right after reads the same.
+  if (!evaluation.ok && evaluation.failure?.code === 'campaign_budget_exhausted') {
+    await rereadBudgets(router, question.workspaceId, vouchers, entries);
+    ({ entries, evaluation } = await decide());
+  }
+  return previewOf(evaluation, question.order);
+}
+
+/** Of the offers given (codes and tiers), the allowed stack with the largest discount (checkout/best-deal.rules.ts). */
+export async function bestStack(router: PartitionRouter, question: StackQuestion, now: () => number = Date.now): Promise<BestDeal> {
+  const entries = await stackEntries(router, question.workspaceId, resolveVouchers(question.vouchers), question.customer);
+  const found = bestDeal(entries, question.order, question.stackLimit, now());
+  const named = (v: StackVoucher): BestDealVoucher => (v.tierId !== undefined ? { tierId: v.tierId } : { code: v.code! });
+  return { vouchers: found.members.map((i) => named(question.vouchers[i]!)), order: orderTotals(question.order, found.evaluation.state), exact: found.exact };
+}
