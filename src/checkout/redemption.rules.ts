@@ -102,7 +102,8 @@ export interface Refusal {
 
 /** What a voucher gives: a discount, gift credits, or money paid with points (`points` taken for `amount`). */
 export type Grant =
-  | { ok: true; kind: 'DISCOUNT' | 'GIFT'; amount: number; discountType: string }
+  /** `itemDiscounts`: a discount's share of each order item, when it was applied to an order with items. */
+  | { ok: true; kind: 'DISCOUNT' | 'GIFT'; amount: number; discountType: string; itemDiscounts?: number[] }
   | { ok: true; kind: 'POINTS'; amount: number; points: number; discountType: 'LOYALTY_POINTS' };
 
 export type Decision = Refusal | Grant;
@@ -332,6 +333,7 @@ export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, 
     shares.forEach((s, i) => (state.discountShares[i]! += s));
     state.remaining -= amount;
     state.discountAmount += amount;
+    if (shares.length > 0) return { ok: true, kind: 'DISCOUNT', amount, discountType: discount.type, itemDiscounts: shares };
   }
   return { ok: true, kind: 'DISCOUNT', amount, discountType: discount.type };
 }
