@@ -32,6 +32,9 @@ export interface EngineFigures {
   members: number;
 }
 
+/** The reason of the rollbacks an order's last return makes: their gift entries are typed RETURN. */
+export const RETURN_REASON = 'RETURN';
+
 /** The customer of a request, resolved before the engine sees it (created when new). */
 export interface CustomerUse {
   id: string | null;

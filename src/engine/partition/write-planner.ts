@@ -33,6 +33,7 @@ import {
   type WritePlan,
 } from './write-plan.js';
 import type { StoredRedemption } from './hot-path.sql.js';
+import { RETURN_REASON } from '../../contract/engine-port.js';
 import { SessionChanges } from './session-reservations.js';
 import { noUse, ofKind, type HotVoucher } from './voucher-state-cache.js';
 
@@ -67,9 +68,6 @@ export interface BatchPlan {
   campaignTaken: Map<string, Spent>;
   sessions: SessionChanges<HotVoucher>;
 }
-
-/** The rollback of an order's return (reason RETURN): its gift entry is typed RETURN. */
-export const RETURN_REASON = 'RETURN';
 
 /** What a gift redemption's rollback gives back: its credits less what partial returns of its order gave back. */
 const giftBack = (row: StoredRedemption) => row.amount - row.returnedCredit;
