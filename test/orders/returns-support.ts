@@ -52,7 +52,7 @@ export async function openShop(api: ApiClient, options: ShopOptions = {}): Promi
     type: 'REFERRAL_PROGRAM',
     currency: 'EUR',
     voucher: { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 300 } },
-    referral: { confirmOn: 'REDEMPTION', referrerRewards: [{ rewardId: mug.id }] },
+    referral: { confirmOn: 'REDEMPTION', refereeMustBeNew: false, referrerRewards: [{ rewardId: mug.id }] },
   });
   const referrer = await api.create('/api/v1/customers', { sourceId: `referrer-${tag}` });
   const code = await api.post(`/api/v1/referrals/programs/${referral.id}/codes`, { customer: { id: referrer.id } });
@@ -77,8 +77,8 @@ export interface OrderSpec {
   /** Points money wanted. */
   pointsMoney: number;
   referral: boolean;
-  /** Lifetime points the member has before the order (places it in a tier). */
-  lifetime?: number;
+  /** An earlier paid order of the member, without vouchers: its points place the member in a tier. */
+  priorOrder?: number;
 }
 
 /** A customer joins, gets points, orders, redeems one stack against the order, and pays; the worker reacts. */
@@ -87,7 +87,10 @@ export async function placeOrder(api: ApiClient, pool: Pool, shop: Shop, spec: O
   const customer = await api.create('/api/v1/customers', { sourceId: `buyer-${tag}` });
   const member = await api.create(`/api/v1/loyalty/programs/${shop.programId}/members`, { customer: { id: customer.id } });
   if (spec.points > 0) expect((await api.post(`/api/v1/loyalty/members/${member.id}/points`, { points: spec.points })).status).toBe(200);
-  if (spec.lifetime) await pool.query('UPDATE vouchers SET points_lifetime = points_lifetime + $2 WHERE id = $1', [member.id, spec.lifetime]);
+  if (spec.priorOrder) {
+    await api.create('/api/v1/orders', { amount: spec.priorOrder, currency: 'EUR', customer: { id: customer.id }, status: 'PAID' });
+    await drain(pool);
+  }
   const amount = spec.items.reduce((s, i) => s + i.quantity * i.price, 0);
   const sourceId = `ord-${tag}`;
   const order = await api.create('/api/v1/orders', { sourceId, amount, currency: 'EUR', items: spec.items, customer: { id: customer.id } });
