@@ -4,12 +4,32 @@ import { implement, type HandlerContext } from '../contract/handler.js';
 import type { Operation } from '../contract/operation.js';
 import { problem } from '../contract/problems.js';
 import { changeOrder, orderContract } from '../domains/orders/index.js';
-import { listReturns, lockOrderForReturn } from './order-return.queries.js';
+import { listReturns } from './order-return.queries.js';
 import { returnBeforeCancel, returnOrder, type ReturnContext } from './order-return.service.js';
 import { orderReturnContract } from './order-return.contract.js';
 
 function returnContext(ctx: HandlerContext<Operation>): ReturnContext {
   return { engine: ctx.deps.engine, trail: ctx.auditTrail(), changed: new Set() };
+}
+
+/**
+ * The returns (and cancels) of one order in this process, each after the one before it: they take turns on the order's
+ * row lock anyway, and waiting here holds no database connection (a return that leaves nothing waits for the engine's
+ * rollbacks, which need one from the same pool, while it holds the lock). Processes take turns on the row lock.
+ */
+const turns = new Map<string, Promise<unknown>>();
+
+async function inTurn<T>(orderId: string, work: () => Promise<T>): Promise<T> {
+  const key = orderId.toLowerCase();
+  const before = turns.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => undefined).then(work);
+  const settled = mine.catch(() => undefined);
+  turns.set(key, settled);
+  try {
+    return await mine;
+  } finally {
+    if (turns.get(key) === settled) turns.delete(key);
+  }
 }
 
 async function tellPartitions(ctx: HandlerContext<Operation>, workspaceId: string, changed: ReadonlySet<string>): Promise<void> {
@@ -21,7 +41,7 @@ export const orderReturnHandlers = implement(orderReturnContract, {
     const { input, actor, mutate } = ctx;
     const returning = returnContext(ctx as HandlerContext<Operation>);
     const ask = input.items ? { items: input.items } : { amount: input.amount! };
-    const reply = await mutate((unit) => returnOrder(unit, returning, actor.workspaceId, input.id, { ask, reason: input.reason }));
+    const reply = await inTurn(input.id, () => mutate((unit) => returnOrder(unit, returning, actor.workspaceId, input.id, { ask, reason: input.reason })));
     await tellPartitions(ctx as HandlerContext<Operation>, actor.workspaceId, returning.changed);
     return reply;
   },
@@ -39,10 +59,12 @@ export const orderUpdateHandlers = implement(
       const { input, actor, mutate } = ctx;
       const { id, ...patch } = input;
       const returning = returnContext(ctx as HandlerContext<Operation>);
-      const order = await mutate(async (unit) => {
-        if (patch.status === 'CANCELED' && (await lockOrderForReturn(unit.tx, actor.workspaceId, id))) await returnBeforeCancel(unit, returning, actor.workspaceId, id);
-        return changeOrder(unit, actor.workspaceId, id, patch);
-      });
+      const order = await inTurn(id, () =>
+        mutate(async (unit) => {
+          if (patch.status === 'CANCELED') await returnBeforeCancel(unit, returning, actor.workspaceId, id);
+          return changeOrder(unit, actor.workspaceId, id, patch);
+        }),
+      );
       await tellPartitions(ctx as HandlerContext<Operation>, actor.workspaceId, returning.changed);
       return order;
     },

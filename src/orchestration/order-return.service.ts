@@ -84,9 +84,11 @@ async function giveBack(
     // The engine rolls them back before this transaction writes a redemption row (its statements would wait on it).
     await rollBackThroughEngine(ctx, workspaceId, standing);
   } else {
-    // Cards in id order, then the redemptions (a rollback racing this return sees what it gave back, or goes first).
-    await lockVouchers(tx, standing.filter((r) => r.kind !== 'DISCOUNT').map((r) => r.voucherId));
+    // The redemptions, then the cards in id order: the order the engine's statement locks them in (a rollback's
+    // redemption rows, then the vouchers), so the two never deadlock; a rollback racing this return sees what it gave
+    // back (its guard reads returned_credit), or goes first and the redemption no longer stands.
     standing = await findStandingRedemptions(tx, workspaceId, order, true);
+    await lockVouchers(tx, standing.filter((r) => r.kind !== 'DISCOUNT').map((r) => r.voucherId));
     plan = decide(order, standing, ask);
     if (plan.whole) throw problem('conflict', "the order's redemptions changed while it was being returned; retry");
     await giveCreditsBack(unit, ctx, workspaceId, id, order.id, standing, plan);
