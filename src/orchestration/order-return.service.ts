@@ -10,7 +10,7 @@ import type { AuditTrail, UnitOfWork } from '../contract/handler.js';
 import { RETURN_REASON, type RedemptionEngine } from '../contract/engine-port.js';
 import { invalidField, problem } from '../contract/problems.js';
 import { uuidv7 } from '../platform/ids.js';
-import { reduceOrderEarnings } from '../domains/loyalty/index.js';
+import { hasOrderEarnings, reduceOrderEarnings } from '../domains/loyalty/index.js';
 import { ORDER_STATUS_MOVES, type OrderStatus } from '../domains/orders/index.js';
 import { revertOrderConversions } from '../domains/referrals/index.js';
 import {
@@ -54,15 +54,15 @@ export async function returnOrder(
 
 /**
  * Before an order moves to CANCELED: what is left of it is returned whole (the same effects as a return), under the
- * lock the move takes. Nothing when nothing is left.
+ * lock the move takes. Nothing (no return) when the order moved nothing: no redemption stands, no earning.
  */
 export async function returnBeforeCancel(unit: UnitOfWork, ctx: ReturnContext, workspaceId: string, orderId: string): Promise<void> {
   const order = await lockOrderForReturn(unit.tx, workspaceId, orderId);
   // A move the order cannot make is refused by the move itself, before anything is given back.
   if (!order || !(ORDER_STATUS_MOVES[order.status as OrderStatus] ?? []).includes('CANCELED')) return;
   const standing = await findStandingRedemptions(unit.tx, workspaceId, order, false);
+  if (standing.length === 0 && !(await hasOrderEarnings(unit.tx, workspaceId, order.id))) return;
   const left = paidOf({ amount: order.amount, redemptions: standing }) - order.returnedAmount;
-  if (left <= 0 && standing.length === 0) return;
   await giveBack(unit, ctx, workspaceId, order, { amount: Math.max(0, left) }, 'CANCELED', true);
 }
 

@@ -14,4 +14,4 @@ export { earnForCustomEvent } from './earning.service.js';
 export { insertCustomEvent } from './reaction.queries.js';
 export { CustomEventBody, CustomEventOutcome } from './earning-rule.schemas.js';
 // For order returns (orchestration/): the order's earnings recomputed on what remains paid.
-export { reduceOrderEarnings, type PaidRemaining } from './return-earning.service.js';
+export { hasOrderEarnings, reduceOrderEarnings, type PaidRemaining } from './return-earning.service.js';

@@ -39,6 +39,12 @@ async function findEarningsToRecompute(tx: Sql, workspaceId: string, orderId: st
   }));
 }
 
+/** Whether the order earned points a return would take back. */
+export async function hasOrderEarnings(tx: Sql, workspaceId: string, orderId: string): Promise<boolean> {
+  const { rowCount } = await tx.query('SELECT 1 FROM loyalty_earnings WHERE workspace_id = $1 AND order_id = $2 AND reversed_at IS NULL LIMIT 1', [workspaceId, orderId]);
+  return (rowCount ?? 0) > 0;
+}
+
 /** Records the multiplier an earning was made at (ten-thousandths), which its order's returns recompute with. */
 export async function recordEarningMultiplier(tx: Sql, workspaceId: string, ruleId: string, reactionKey: string, multiplier: bigint): Promise<void> {
   await tx.query('UPDATE loyalty_earnings SET multiplier = $4 WHERE workspace_id = $1 AND earning_rule_id = $2 AND reaction_key = $3', [
