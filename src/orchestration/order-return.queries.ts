@@ -85,11 +85,11 @@ export async function creditGiftCard(tx: Sql, workspaceId: string, voucherId: st
   return rows[0];
 }
 
-/** Points back onto the card that paid with them, into the buckets the debit drew from (a RETURN entry). */
+/** Points back onto the card that paid with them, into the buckets the debit drew from (a RETURN entry); the member is the debit's. */
 export async function refundPaidPoints(tx: Sql, workspaceId: string, debitEntryId: string, points: number, returnId: string) {
   const { rows } = await tx.query<{ entry_id: string; balance_after: number; points: number; member_id: string }>(
     `SELECT x.entry_id, x.balance_after, x.points, e.member_id
-       FROM loyalty_refund($1, $2, 'RETURN', 'return', $4, $3) AS x JOIN loyalty_ledger_entries e ON e.id = x.entry_id`,
+       FROM loyalty_refund($1, $2, 'RETURN', 'return', $4, $3) AS x JOIN loyalty_ledger_entries e ON e.id = $2`,
     [workspaceId, debitEntryId, points, returnId],
   );
   return rows[0];

@@ -44,6 +44,13 @@ describe('order returns', () => {
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual({ ...first.body, idempotent: true });
     const mid = await figures(service.pool, placed, shop);
+    // Each effect's ledger event, and the return's own.
+    const events = (await service.pool.query(`SELECT type, payload FROM events WHERE payload->>'returnId' = $1 OR (type = 'loyalty.points.reversed' AND payload->>'orderId' = $2)`, [first.body.id, placed.orderId])).rows;
+    expect(events.map((e) => e.type).sort()).toEqual(['loyalty.points.adjusted', 'loyalty.points.reversed', 'order.returned', 'voucher.balance.adjusted']);
+    expect(events.find((e) => e.type === 'order.returned').payload).toEqual({ orderId: placed.orderId, returnId: first.body.id, amount: first.body.amount, status: 'PARTIALLY_RETURNED' });
+    expect(first.body.reversals.giftCredits).toBeGreaterThan(0);
+    expect(first.body.reversals.pointsPaid).toBeGreaterThan(0);
+    expect(first.body.reversals.pointsEarned).toBeGreaterThan(0);
     expect(mid.order).toMatchObject({ status: 'PARTIALLY_RETURNED', returned_amount: first.body.amount });
     expect(mid.vouchers.find((v: any) => v.code === shop.giftCode).gift_balance).toBeGreaterThan(before.vouchers.find((v: any) => v.code === shop.giftCode).gift_balance);
 
