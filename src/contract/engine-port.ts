@@ -81,6 +81,8 @@ export interface RedemptionEngine {
     redemptionId: string;
     campaignId?: string | undefined;
     reason?: string | undefined;
+    /** Why the redemption's referral conversion is reverted (its event's reason): ROLLBACK unless an order's return says. */
+    conversionReason?: 'ORDER_RETURNED' | 'ORDER_CANCELED' | undefined;
     idempotency?: IdempotencyClaim | undefined;
     audit: AuditTrail;
   }): Promise<RollbackOutcome>;

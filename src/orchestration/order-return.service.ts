@@ -82,7 +82,7 @@ async function giveBack(
   const id = uuidv7();
   if (plan.whole) {
     // The engine rolls them back before this transaction writes a redemption row (its statements would wait on it).
-    await rollBackThroughEngine(ctx, workspaceId, standing);
+    await rollBackThroughEngine(ctx, workspaceId, standing, canceling ? 'ORDER_CANCELED' : 'ORDER_RETURNED');
   } else {
     // The redemptions, then the cards in id order: the order the engine's statement locks them in (a rollback's
     // redemption rows, then the vouchers), so the two never deadlock; a rollback racing this return sees what it gave
@@ -104,7 +104,7 @@ async function giveBack(
     { type: 'return', id },
   );
   if (plan.whole) {
-    for (const c of await revertOrderConversions(tx, workspaceId, order.id)) emit('referral.conversion.reverted', conversionPayload(c, 'ORDER_RETURNED'));
+    for (const c of await revertOrderConversions(tx, workspaceId, order.id)) emit('referral.conversion.reverted', conversionPayload(c, canceling ? 'ORDER_CANCELED' : 'ORDER_RETURNED'));
   }
   const status = canceling ? 'CANCELED' : plan.whole ? 'RETURNED' : 'PARTIALLY_RETURNED';
   // A cancel's own move sets the status (with its event and audit entry); the return keeps the one it found.
@@ -138,10 +138,10 @@ function decide(order: OrderForReturn, standing: StandingRedemption[], ask: Retu
 }
 
 /** The last return: every standing redemption rolled back by its partition, reason RETURN. */
-async function rollBackThroughEngine(ctx: ReturnContext, workspaceId: string, standing: readonly StandingRedemption[]): Promise<void> {
+async function rollBackThroughEngine(ctx: ReturnContext, workspaceId: string, standing: readonly StandingRedemption[], conversionReason: 'ORDER_RETURNED' | 'ORDER_CANCELED'): Promise<void> {
   const outcomes = await Promise.all(
     standing.map((r) =>
-      ctx.engine.rollback({ workspaceId, code: r.voucherCode, redemptionId: r.id, campaignId: r.campaignId ?? undefined, reason: RETURN_REASON, audit: ctx.trail }),
+      ctx.engine.rollback({ workspaceId, code: r.voucherCode, redemptionId: r.id, campaignId: r.campaignId ?? undefined, reason: RETURN_REASON, conversionReason, audit: ctx.trail }),
     ),
   );
   for (const outcome of outcomes) {

@@ -209,6 +209,7 @@ export function planRollback(
   rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount' | 'returnedCredit'>,
   trail: AuditTrail,
   timeZone: string,
+  conversionReason = 'ROLLBACK',
 ): void {
   const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount, returnedCredit: redemption.returnedCredit };
   const rollup = planRollup(plan, redemption, rollback.createdAt, timeZone);
@@ -222,7 +223,7 @@ export function planRollback(
     plan.events.push({
       workspaceId: row.workspaceId,
       type: 'referral.conversion.reverted',
-      payload: { conversionId: redemption.conversion.id, programId: redemption.conversion.programId, redemptionId: redemption.id, reason: 'ROLLBACK' },
+      payload: { conversionId: redemption.conversion.id, programId: redemption.conversion.programId, code: redemption.voucherCode, redemptionId: redemption.id, reason: conversionReason },
     });
   }
   if (redemption.kind === 'POINTS' && redemption.points) {

@@ -294,7 +294,7 @@ class BatchPlanner {
         if (row.customerId) planUsage(this.plan, v, row.customerId, -1);
       }
       const rollback = { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt };
-      planRollback(this.plan, row, rollback, call.audit, v?.timeZone ?? 'UTC');
+      planRollback(this.plan, row, rollback, call.audit, v?.timeZone ?? 'UTC', call.conversionReason);
       const createdAt = this.createdAt.toISOString();
       outcome = { ok: true, rollback: { id: rollbackId, redemptionId: row.id, voucherCode: row.voucherCode, amount: row.amount, createdAt } };
     }
