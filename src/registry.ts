@@ -20,6 +20,7 @@ import { rewardContract } from './domains/rewards/reward.contract.js';
 import { workspaceContract } from './domains/workspaces/workspace.contract.js';
 import { importContract } from './domains/imports/import.contract.js';
 import { customEventContract } from './orchestration/custom-event.contract.js';
+import { orderReturnContract } from './orchestration/order-return.contract.js';
 
 // Not annotated as Operation[]: the element type keeps each operation's name and schemas for the typed client.
 export const operations = Object.freeze([
@@ -33,6 +34,7 @@ export const operations = Object.freeze([
   ...Object.values(webhookContract),
   ...Object.values(eventContract),
   ...Object.values(orderContract),
+  ...Object.values(orderReturnContract),
   ...Object.values(publicationContract),
   ...Object.values(validationRuleContract),
   ...Object.values(segmentContract),

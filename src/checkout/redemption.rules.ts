@@ -7,9 +7,8 @@ import { conditionLeaves, type ConditionTree } from '../contract/condition.schem
 import { withinSchedule } from './schedule.rules.js';
 import { planDiscount, spreadPlan, type LineState } from './discount.rules.js';
 import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from '../contract/checkout.schemas.js';
-
-export type { CampaignSnapshot, VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
 import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
+export type { CampaignSnapshot, VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
 
 /** The caller's side of a decision: who asks, and what is held or used already. */
 export interface UseContext {
@@ -102,7 +101,8 @@ export interface Refusal {
 
 /** What a voucher gives: a discount, gift credits, or money paid with points (`points` taken for `amount`). */
 export type Grant =
-  | { ok: true; kind: 'DISCOUNT' | 'GIFT'; amount: number; discountType: string }
+  /** `itemDiscounts`: a discount's share of each order item, when it was applied to an order with items. */
+  | { ok: true; kind: 'DISCOUNT' | 'GIFT'; amount: number; discountType: string; itemDiscounts?: number[] }
   | { ok: true; kind: 'POINTS'; amount: number; points: number; discountType: 'LOYALTY_POINTS' };
 
 export type Decision = Refusal | Grant;
@@ -339,6 +339,7 @@ export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, 
     state.shippingDiscount += plan.shipping;
     state.remaining -= plan.amount;
     state.discountAmount += plan.amount;
+    if (shares.length > 0) return { ok: true, kind: 'DISCOUNT', amount: plan.amount, discountType: discount.type, itemDiscounts: shares };
   }
   return { ok: true, kind: 'DISCOUNT', amount: plan.amount, discountType: discount.type };
 }

@@ -33,6 +33,9 @@ export interface EngineFigures {
   members: number;
 }
 
+/** The reason of the rollbacks an order's last return makes: their gift entries are typed RETURN. */
+export const RETURN_REASON = 'RETURN';
+
 /** The customer of a request, resolved before the engine sees it (created when new). */
 export interface CustomerUse {
   id: string | null;
@@ -88,6 +91,8 @@ export interface RedemptionEngine {
     redemptionId: string;
     campaignId?: string | undefined;
     reason?: string | undefined;
+    /** Why the redemption's referral conversion is reverted (its event's reason): ROLLBACK unless an order's return says. */
+    conversionReason?: 'ORDER_RETURNED' | 'ORDER_CANCELED' | undefined;
     idempotency?: IdempotencyClaim | undefined;
     audit: AuditTrail;
   }): Promise<RollbackOutcome>;

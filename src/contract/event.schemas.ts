@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'order.paid',
   'order.canceled',
   'order.fulfilled',
+  'order.returned',
   'voucher.published',
   'customer.segment.entered',
   'customer.segment.left',

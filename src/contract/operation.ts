@@ -31,7 +31,8 @@ export interface OperationSpec<
   successStatus?: 200 | 201 | 202 | 204;
   /**
    * A create that may find what it would create (asking again for a referrer's code): the handler answers it as
-   * `existing(value)`, with this status, having changed nothing (no audit entry).
+   * `existing(value)`, with this status, having changed nothing (no audit entry). An idempotent operation's replay
+   * (the same key again) answers with it too.
    */
   existingStatus?: 200;
   /** Accepts `idempotencyKey` (body) or the Idempotency-Key header. */

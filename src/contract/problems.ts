@@ -10,6 +10,7 @@ export const PROBLEMS = Object.freeze({
   not_acceptable: { status: 406, title: 'Not acceptable' },
   conflict: { status: 409, title: 'Conflict' },
   idempotency_conflict: { status: 409, title: 'Idempotency key reused with a different request' },
+  return_exceeds_order: { status: 409, title: 'The return exceeds what is left of the order' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Too many requests' },

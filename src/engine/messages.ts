@@ -57,7 +57,7 @@ export type PartitionCall =
       session?: { key: string } | undefined;
     }
   // A write that answers for itself in the audit log carries its trail; the batch that commits it writes the entry.
-  | { type: 'rollback'; workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; idempotency?: IdempotencyClaim | undefined; audit: AuditTrail }
+  | { type: 'rollback'; workspaceId: string; code: string; redemptionId: string; reason?: string | undefined; conversionReason?: string | undefined; idempotency?: IdempotencyClaim | undefined; audit: AuditTrail }
   | { type: 'adjust'; workspaceId: string; code: string; amount: number; entryType: 'CREDITS_ADDED' | 'ADJUSTMENT'; audit: AuditTrail }
   | { type: 'releaseSession'; workspaceId: string; code: string; key: string; audit: AuditTrail }
   /** `sessions`: the session key of a code, whose own reservation the snapshot does not count as taken. */

@@ -3,3 +3,5 @@
 export { customEventContract } from './custom-event.contract.js';
 export { customEventHandlers } from './custom-event.handlers.js';
 export { reactToNextReferralEvent, startReferralJobs } from './referral-reactions.jobs.js';
+export { orderReturnContract } from './order-return.contract.js';
+export { orderReturnHandlers, orderUpdateHandlers } from './order-return.handlers.js';

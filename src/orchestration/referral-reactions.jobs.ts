@@ -21,7 +21,7 @@ import {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function conversionPayload(c: ConversionChange, reason?: string) {
+export function conversionPayload(c: ConversionChange, reason?: string) {
   return {
     conversionId: c.id,
     programId: c.programId,

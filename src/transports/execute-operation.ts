@@ -190,7 +190,8 @@ export class OperationPipeline {
       output = await bound.handle(ctx.handler);
     } catch (error) {
       // Neither a replay nor a refusal committed a change: no audit entry is owed.
-      if (error instanceof Replayed) return { status: operation.successStatus, body: error.reply };
+      // A replay answers what it found, as a create that finds its resource does (existingStatus), when one is declared.
+      if (error instanceof Replayed) return { status: operation.existingStatus ?? operation.successStatus, body: error.reply };
       if (!(error instanceof Refused) || operation.effect !== 'write') throw error;
       return { status: operation.successStatus, body: await this.#refused(actor.workspaceId, claim, error.outcome) };
     }

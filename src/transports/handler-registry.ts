@@ -21,9 +21,9 @@ import { referralHandlers } from '../domains/referrals/index.js';
 import { rewardHandlers } from '../domains/rewards/index.js';
 import { workspaceHandlers } from '../domains/workspaces/index.js';
 import { importHandlers } from '../domains/imports/index.js';
-import { customEventHandlers } from '../orchestration/index.js';
+import { customEventHandlers, orderReturnHandlers, orderUpdateHandlers } from '../orchestration/index.js';
 
-export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers, ...staffHandlers, ...insightHandlers, ...loyaltyHandlers, ...customEventHandlers, ...rewardHandlers, ...referralHandlers, ...importHandlers];
+export const boundHandlers: readonly BoundHandler[] = [...workspaceHandlers, ...apiKeyHandlers, ...campaignHandlers, ...voucherHandlers, ...customerHandlers, ...redemptionHandlers, ...promotionHandlers, ...webhookHandlers, ...eventHandlers, ...orderHandlers, ...orderUpdateHandlers, ...orderReturnHandlers, ...publicationHandlers, ...validationRuleHandlers, ...segmentHandlers, ...auditHandlers, ...staffHandlers, ...insightHandlers, ...loyaltyHandlers, ...customEventHandlers, ...rewardHandlers, ...referralHandlers, ...importHandlers];
 
 export function assertEveryOperationHandled(handlers: readonly BoundHandler[] = boundHandlers): void {
   const handled = new Set(handlers.map((h) => h.operation.name));

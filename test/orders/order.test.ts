@@ -63,6 +63,7 @@ describe('orders: happy path', () => {
       items,
       customerId: expect.any(String),
       metadata: { channel: 'web' },
+      returnedAmount: 0,
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: expect.stringMatching(/Z$/),
     });

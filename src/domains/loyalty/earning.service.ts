@@ -11,6 +11,7 @@ import { findMemberId, findMultiplier } from './member.queries.js';
 import { joinProgram, placeMember, type LoyaltyWork } from './member.service.js';
 import { earnPoints, lockCards, reverseEarning } from './points-ledger.queries.js';
 import { findActiveRules, type ProgramSettingsRow } from './program.queries.js';
+import { recordEarningMultiplier } from './return-earning.service.js';
 import {
   countEarnings,
   findEarnedRules,
@@ -90,6 +91,7 @@ async function earnInProgram(work: LoyaltyWork, workspaceId: string, rules: Rule
       ruleId: rule.id,
       reactionKey: occasion.reactionKey,
     });
+    await recordEarningMultiplier(tx, workspaceId, rule.id, occasion.reactionKey, multiplier);
     if (granted.pending) pending += points;
     else {
       balance += points;

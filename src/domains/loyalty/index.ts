@@ -13,3 +13,5 @@ export { findMember, findMemberId } from './member.queries.js';
 export { earnForCustomEvent } from './earning.service.js';
 export { insertCustomEvent } from './reaction.queries.js';
 export { CustomEventBody, CustomEventOutcome } from './earning-rule.schemas.js';
+// For order returns (orchestration/): the order's earnings recomputed on what remains paid.
+export { hasOrderEarnings, reduceOrderEarnings, type PaidRemaining } from './return-earning.service.js';

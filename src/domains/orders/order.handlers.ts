@@ -3,9 +3,12 @@ import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { orderContract } from './order.contract.js';
 import { findOrder, listOrderRedemptions, listOrders } from './order.queries.js';
-import { changeOrder, createOrder } from './order.service.js';
+import { createOrder } from './order.service.js';
 
-export const orderHandlers = implement(orderContract, {
+// orders.update is bound in orchestration/order-return.handlers.ts: a cancel returns the order whole first.
+const { updateOrder: _boundAbove, ...ownOperations } = orderContract;
+
+export const orderHandlers = implement(ownOperations, {
   async createOrder({ input, actor, mutate }) {
     return mutate((unit) => createOrder(unit, actor.workspaceId, input));
   },
@@ -17,9 +20,5 @@ export const orderHandlers = implement(orderContract, {
   },
   async listOrders({ input, actor, deps }) {
     return listOrders(deps.db, deps.cursors, actor.workspaceId, input);
-  },
-  async updateOrder({ input, actor, mutate }) {
-    const { id, ...patch } = input;
-    return mutate((unit) => changeOrder(unit, actor.workspaceId, id, patch));
   },
 });

@@ -5,7 +5,7 @@ import { keysetPage } from '../../platform/pagination.js';
 import { presentFields } from '../../platform/partial-update.js';
 import type { ListOrdersQuery, OrderRedemption, OrderStatus, StoredOrder, UpdateOrderBody } from './order.schemas.js';
 
-const COLUMNS = 'id, source_id, status, amount, currency, items, customer_id, metadata, created_at, updated_at';
+const COLUMNS = 'id, source_id, status, amount, currency, items, customer_id, metadata, returned_amount, created_at, updated_at';
 
 interface OrderRow {
   [column: string]: unknown;
@@ -17,6 +17,7 @@ interface OrderRow {
   items: StoredOrder['items'];
   customer_id: string | null;
   metadata: Record<string, unknown>;
+  returned_amount: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -31,6 +32,7 @@ function toOrder(row: OrderRow): StoredOrder {
     items: row.items,
     customerId: row.customer_id,
     metadata: row.metadata,
+    returnedAmount: row.returned_amount,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

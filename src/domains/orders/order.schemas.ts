@@ -3,9 +3,12 @@ import { z } from 'zod';
 import { boundLineTotals, Currency, CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { OrderItem, RedemptionSummary } from '../../contract/checkout.schemas.js';
 
-export const OrderStatus = z
-  .enum(['CREATED', 'PAID', 'CANCELED', 'FULFILLED'])
-  .meta({ id: 'OrderStatus', description: 'CREATED → PAID | CANCELED; PAID → FULFILLED | CANCELED.' });
+export const OrderStatus = z.enum(['CREATED', 'PAID', 'CANCELED', 'FULFILLED', 'PARTIALLY_RETURNED', 'RETURNED']).meta({
+  id: 'OrderStatus',
+  description:
+    'CREATED → PAID | CANCELED; PAID → FULFILLED | CANCELED; PARTIALLY_RETURNED → CANCELED. Returns (POST /orders/{id}/returns) ' +
+    'move an order to PARTIALLY_RETURNED, then RETURNED once nothing is left.',
+});
 export type OrderStatus = z.infer<typeof OrderStatus>;
 
 /** The moves an update may make; setting the current status again is a no-op. */
@@ -14,7 +17,12 @@ export const ORDER_STATUS_MOVES: Readonly<Record<OrderStatus, readonly OrderStat
   PAID: ['FULFILLED', 'CANCELED'],
   CANCELED: [],
   FULFILLED: [],
+  PARTIALLY_RETURNED: ['CANCELED'],
+  RETURNED: [],
 });
+
+/** The statuses an order may be created in (the returned ones are reached by returns only). */
+export const CreatedOrderStatus = z.enum(['CREATED', 'PAID', 'CANCELED', 'FULFILLED']);
 
 const OrderSourceId = z.string().min(1).max(200).meta({ description: "The caller's own order id, unique per workspace." });
 const OrderItems = z.array(OrderItem).max(500).superRefine(boundLineTotals);
@@ -30,6 +38,7 @@ export const StoredOrder = z
     items: OrderItems,
     customerId: Uuid.nullable(),
     metadata: Metadata,
+    returnedAmount: Money.meta({ description: 'The sum of its returns (what the customer paid that came back).' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   })
@@ -53,12 +62,13 @@ export const CreateOrderBody = z.object({
   items: OrderItems.optional(),
   customer: CustomerReference.optional(),
   metadata: Metadata.optional(),
-  status: OrderStatus.default('CREATED'),
+  status: CreatedOrderStatus.default('CREATED'),
 });
 export type CreateOrderBody = z.infer<typeof CreateOrderBody>;
 
 /** Fields left out stay as they are; items and metadata are replaced as a whole. */
 export const UpdateOrderBody = StoredOrder.pick({ status: true, metadata: true, amount: true, items: true }).partial();
+
 export type UpdateOrderBody = z.infer<typeof UpdateOrderBody>;
 
 export const ListOrdersQuery = ListQuery.extend({

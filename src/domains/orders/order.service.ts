@@ -25,6 +25,8 @@ const MOVES_FROM_CREATED: Readonly<Record<OrderStatus, readonly OrderStatus[]>> 
   PAID: ['PAID'],
   CANCELED: ['CANCELED'],
   FULFILLED: ['PAID', 'FULFILLED'],
+  PARTIALLY_RETURNED: [],
+  RETURNED: [],
 });
 
 const RESOURCE = 'order';

@@ -35,6 +35,7 @@ export interface RedemptionRow {
   orderAmount: number | null;
   currency: string | null;
   stackId: string | null;
+  itemDiscounts?: number[] | null | undefined;
   metadata: Record<string, unknown>;
   createdAt: Date;
 }
@@ -46,6 +47,8 @@ export interface RollbackRow {
   voucherCode: string;
   amount: number;
   reason: string | null;
+  /** The gift credits partial returns had given back when the rollback was decided: the commit checks it still is. */
+  returnedCredit: number;
   createdAt: Date;
 }
 
@@ -53,7 +56,7 @@ export interface LedgerRow {
   workspaceId: string;
   id: string;
   voucherId: string;
-  type: 'CREDITS_ADDED' | 'REDEMPTION' | 'ROLLBACK' | 'ADJUSTMENT';
+  type: 'CREDITS_ADDED' | 'REDEMPTION' | 'ROLLBACK' | 'ADJUSTMENT' | 'RETURN';
   amount: number;
   balanceAfter: number;
   redemptionId: string | null;

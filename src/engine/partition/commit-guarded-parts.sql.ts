@@ -41,12 +41,15 @@ export const keysPart = defineCommitPart({
 
 export const rolledPart = defineCommitPart({
   name: 'rolled',
-  params: { redemptionIds: 'uuid[]' },
+  params: { redemptionIds: 'uuid[]', returnedCredits: 'bigint[]' },
   rows: (w) => w.rollbackIds.length,
-  values: (w) => ({ redemptionIds: w.rollbackIds }),
+  values: (w) => ({ redemptionIds: columnOf(w.rollbacks, 'redemptionId'), returnedCredits: columnOf(w.rollbacks, 'returnedCredit') }),
   sql: (p) => ({
+    // A partial return of the order that gave gift credits back since the rollback was decided makes it stale too.
     cte: `rolled AS (
-  UPDATE redemptions SET status = 'ROLLED_BACK' WHERE id = ANY(${p.redemptionIds}) AND status = 'SUCCEEDED' RETURNING id
+  UPDATE redemptions r SET status = 'ROLLED_BACK'
+    FROM unnest(${p.redemptionIds}, ${p.returnedCredits}) AS x(id, credit)
+   WHERE r.id = x.id AND r.status = 'SUCCEEDED' AND r.returned_credit = x.credit RETURNING r.id
 )`,
     guard: `(SELECT count(*) FROM rolled) <> cardinality(${p.redemptionIds}) THEN 'rollbacks'`,
   }),

@@ -9,7 +9,7 @@ export const redemptionsPart = defineCommitPart({
   params: {
     workspaceIds: 'uuid[]', ids: 'uuid[]', voucherIds: 'uuid[]', voucherCodes: 'text[]', campaignIds: 'uuid[]',
     amounts: 'bigint[]', kinds: 'text[]', customerIds: 'uuid[]', orderIds: 'text[]', orderAmounts: 'bigint[]',
-    currencies: 'text[]', stackIds: 'uuid[]', metadata: 'jsonb[]', createdAt: 'timestamptz[]',
+    currencies: 'text[]', stackIds: 'uuid[]', metadata: 'jsonb[]', createdAt: 'timestamptz[]', itemDiscounts: 'jsonb[]',
   },
   rows: (w) => w.redemptions.length,
   values: ({ redemptions: r }) => ({
@@ -18,15 +18,16 @@ export const redemptionsPart = defineCommitPart({
     kinds: columnOf(r, 'kind'), customerIds: columnOf(r, 'customerId'), orderIds: columnOf(r, 'orderId'),
     orderAmounts: columnOf(r, 'orderAmount'), currencies: columnOf(r, 'currency'), stackIds: columnOf(r, 'stackId'),
     metadata: r.map((row) => JSON.stringify(row.metadata)), createdAt: columnOf(r, 'createdAt'),
+    itemDiscounts: r.map((row) => (row.itemDiscounts ? JSON.stringify(row.itemDiscounts) : null)),
   }),
   sql: (p) => ({
     cte: `red AS (
   INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
-                           order_amount, currency, stack_id, status, metadata, created_at)
-  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t
+                           order_amount, currency, stack_id, status, metadata, created_at, item_discounts)
+  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t, d
     FROM unnest(${p.workspaceIds}, ${p.ids}, ${p.voucherIds}, ${p.voucherCodes}, ${p.campaignIds}, ${p.amounts}, ${p.kinds}, ${p.customerIds},
-                ${p.orderIds}, ${p.orderAmounts}, ${p.currencies}, ${p.stackIds}, ${p.metadata}, ${p.createdAt})
-         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t)
+                ${p.orderIds}, ${p.orderAmounts}, ${p.currencies}, ${p.stackIds}, ${p.metadata}, ${p.createdAt}, ${p.itemDiscounts})
+         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t, d)
   RETURNING 1
 )`,
     // Not a guard: see the guard order in batch-commit.sql.ts.

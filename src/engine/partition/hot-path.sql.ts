@@ -267,14 +267,16 @@ export interface StoredRedemption {
   campaignId: string | null;
   /** The order's currency, else the voucher's: where its rollback's insight figures go. */
   currency: string | null;
+  /** Gift credits given back by partial returns of its order: its rollback gives back only the rest. */
+  returnedCredit: number;
   createdAt: Date;
 }
 
 export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<StoredRedemption[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: StoredRedemption['kind']; points: number | null; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; created_at: Date; conversion_id: string | null; program_id: string | null }>(
+  const { rows } = await db.query<{ [k: string]: unknown; id: string; workspace_id: string; voucher_id: string; voucher_code: string; amount: number; kind: StoredRedemption['kind']; points: number | null; customer_id: string | null; status: 'SUCCEEDED' | 'ROLLED_BACK'; campaign_id: string | null; currency: string | null; returned_credit: number; created_at: Date; conversion_id: string | null; program_id: string | null }>(
     `SELECT r.id, r.workspace_id, r.voucher_id, r.voucher_code, r.amount, r.kind, r.points, r.customer_id, r.status, r.campaign_id, r.currency,
-            r.created_at, rc.id AS conversion_id, rc.program_id
+            r.returned_credit, r.created_at, rc.id AS conversion_id, rc.program_id
        FROM redemptions r LEFT JOIN referral_conversions rc ON rc.redemption_id = r.id AND rc.status <> 'REVERTED'
       WHERE r.id = ANY($1::uuid[])`,
     [ids],
@@ -292,6 +294,7 @@ export async function loadRedemptions(db: Sql, ids: readonly string[]): Promise<
     status: r.status,
     campaignId: r.campaign_id,
     currency: r.currency,
+    returnedCredit: r.returned_credit,
     createdAt: r.created_at,
   }));
 }

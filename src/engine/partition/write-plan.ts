@@ -92,6 +92,8 @@ export interface RedemptionDraft {
   amount: number;
   /** Points a loyalty card pays `amount` with (kind POINTS). */
   points?: number | undefined;
+  /** A discount's share of each order item (what a return of those units gives back). */
+  itemDiscounts?: number[] | undefined;
   customerId: string | null;
   order: Order | undefined;
   metadata: Record<string, unknown> | undefined;
@@ -135,6 +137,7 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
     orderAmount: order?.amount ?? null,
     currency: order?.currency ?? v.currency,
     stackId: draft.stackId,
+    itemDiscounts: draft.itemDiscounts ?? null,
     metadata: draft.metadata ?? {},
     createdAt,
   });
@@ -203,11 +206,12 @@ function planConversion(
 export function planRollback(
   plan: WritePlan,
   redemption: StoredRedemption,
-  rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount'>,
+  rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount' | 'returnedCredit'>,
   trail: AuditTrail,
   timeZone: string,
+  conversionReason = 'ROLLBACK',
 ): void {
-  const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount };
+  const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount, returnedCredit: redemption.returnedCredit };
   const rollup = planRollup(plan, redemption, rollback.createdAt, timeZone);
   rollup.rollbacks += 1;
   if (redemption.kind !== 'DISCOUNT') rollup.rolledBackGift = Math.min(rollup.rolledBackGift + redemption.amount, MAX_AMOUNT);
@@ -219,7 +223,7 @@ export function planRollback(
     plan.events.push({
       workspaceId: row.workspaceId,
       type: 'referral.conversion.reverted',
-      payload: { conversionId: redemption.conversion.id, programId: redemption.conversion.programId, redemptionId: redemption.id, reason: 'ROLLBACK' },
+      payload: { conversionId: redemption.conversion.id, programId: redemption.conversion.programId, code: redemption.voucherCode, redemptionId: redemption.id, reason: conversionReason },
     });
   }
   if (redemption.kind === 'POINTS' && redemption.points) {

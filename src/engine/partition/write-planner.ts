@@ -33,6 +33,7 @@ import {
   type WritePlan,
 } from './write-plan.js';
 import type { StoredRedemption } from './hot-path.sql.js';
+import { RETURN_REASON } from '../../contract/engine-port.js';
 import { SessionChanges } from './session-reservations.js';
 import { noUse, ofKind, type HotVoucher } from './voucher-state-cache.js';
 
@@ -67,6 +68,9 @@ export interface BatchPlan {
   campaignTaken: Map<string, Spent>;
   sessions: SessionChanges<HotVoucher>;
 }
+
+/** What a gift redemption's rollback gives back: its credits less what partial returns of its order gave back. */
+const giftBack = (row: StoredRedemption) => row.amount - row.returnedCredit;
 
 export function planWrites(calls: readonly WriteCall[], rollbackRows: ReadonlyMap<string, StoredRedemption>, ctx: PlannerContext): BatchPlan {
   const planner = new BatchPlanner(rollbackRows, ctx);
@@ -187,6 +191,7 @@ class BatchPlanner {
       kind: grant.kind,
       amount: grant.amount,
       points: grant.kind === 'POINTS' ? grant.points : undefined,
+      itemDiscounts: grant.kind === 'DISCOUNT' ? grant.itemDiscounts : undefined,
       customerId: customer.id,
       ...row,
       createdAt: this.createdAt,
@@ -270,8 +275,8 @@ class BatchPlanner {
       outcome = new ProblemError('not_found', 'no such redemption');
     } else if (row.status === 'ROLLED_BACK' || this.rolledBackHere.has(row.id)) {
       outcome = { ok: false, code: 'redemption_already_rolled_back', message: messageOf('redemption_already_rolled_back') };
-    } else if (row.kind === 'GIFT' && entry && v && v.id === row.voucherId && (v.giftBalance ?? 0) - this.take(entry).balance + row.amount > MAX_AMOUNT) {
-      outcome = new ProblemError('conflict', `giving back ${row.amount} credits would put the gift balance above ${MAX_AMOUNT} (2^53-1)`);
+    } else if (row.kind === 'GIFT' && entry && v && v.id === row.voucherId && (v.giftBalance ?? 0) - this.take(entry).balance + giftBack(row) > MAX_AMOUNT) {
+      outcome = new ProblemError('conflict', `giving back ${giftBack(row)} credits would put the gift balance above ${MAX_AMOUNT} (2^53-1)`);
     } else {
       this.rolledBackHere.add(row.id);
       const rollbackId = uuidv7();
@@ -279,15 +284,17 @@ class BatchPlanner {
       if (entry && v && v.id === row.voucherId) {
         const t = this.take(entry);
         t.uses -= 1;
-        if (row.kind === 'GIFT') t.balance -= row.amount;
+        if (row.kind === 'GIFT') t.balance -= giftBack(row);
         if (row.kind === 'POINTS') t.balance -= row.points ?? 0;
-        planDelta(this.plan, v, -1, row.kind === 'GIFT' ? row.amount : 0);
+        planDelta(this.plan, v, -1, row.kind === 'GIFT' ? giftBack(row) : 0);
         if (row.campaignId === v.campaignId) planBudget(this.plan, v, row.createdAt.getTime(), -1, row.amount);
-        if (row.kind === 'GIFT') planLedger(this.plan, v, { type: 'ROLLBACK', amount: row.amount, redemptionId: row.id }, this.createdAt);
+        if (row.kind === 'GIFT' && giftBack(row) > 0) {
+          planLedger(this.plan, v, { type: call.reason === RETURN_REASON ? 'RETURN' : 'ROLLBACK', amount: giftBack(row), redemptionId: row.id }, this.createdAt);
+        }
         if (row.customerId) planUsage(this.plan, v, row.customerId, -1);
       }
       const rollback = { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt };
-      planRollback(this.plan, row, rollback, call.audit, v?.timeZone ?? 'UTC');
+      planRollback(this.plan, row, rollback, call.audit, v?.timeZone ?? 'UTC', call.conversionReason);
       const createdAt = this.createdAt.toISOString();
       outcome = { ok: true, rollback: { id: rollbackId, redemptionId: row.id, voucherCode: row.voucherCode, amount: row.amount, createdAt } };
     }

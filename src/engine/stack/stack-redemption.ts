@@ -138,6 +138,7 @@ export class StackRedemption {
           kind: member.grant.kind,
           amount: member.grant.amount,
           points: member.grant.kind === 'POINTS' ? member.grant.points : undefined,
+          itemDiscounts: member.grant.kind === 'DISCOUNT' ? member.grant.itemDiscounts : undefined,
           customerId: request.customer.id,
           order: request.order,
           metadata: request.metadata,
