@@ -3,7 +3,7 @@
 // before its next decision.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { refusal, refusalFields } from '../redemptions/index.js';
+import { refusal, refusalFields } from '../../checkout/redemption.rules.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualificationInputs, qualify } from './qualification.service.js';

@@ -4,7 +4,7 @@ import { CustomerReference, ListQuery, Metadata, Money, Timestamp, Uuid } from '
 import { Order, OrderTotals, RedeemBody } from '../../contract/checkout.schemas.js';
 import { Schedule } from '../../contract/schedule.schemas.js';
 import { Discount } from '../../contract/discount.schemas.js';
-import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../vouchers/voucher.schemas.js';
+import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../../contract/voucher-template.schemas.js';
 
 export const PromotionTier = z
   .object({

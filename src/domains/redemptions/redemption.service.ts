@@ -5,7 +5,7 @@ import type { CustomerUse } from '../../contract/engine-port.js';
 import type { CheckoutCustomers } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
 import { customerUpserter } from '../customers/index.js';
-import type { CustomerFacts } from '../rules/index.js';
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import { customerFactsLoader } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
 
