@@ -5,12 +5,10 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
-import { configureStaff, staffSettingsFrom } from './domains/staff/index.js';
-import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
+import { serviceSettingsFrom } from './composition.js';
 import { createLogger } from './platform/logger.js';
 import { answerClusterScrapes, clusterExposition } from './platform/metrics-endpoint.js';
 import { packageVersion } from './platform/paths.js';
-import { resolveSecretKey } from './platform/secret-key.js';
 import { startTracing, type Tracing } from './platform/tracing.js';
 import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase, type OpenDatabase } from './runtime.js';
 import { createProcessRegistry } from './telemetry/process-metrics.js';
@@ -43,10 +41,9 @@ async function startPrimary() {
     },
   });
   running.database = database;
-  const prepared = await prepareDatabase(database.pool, config, log);
+  // The secret key is made once here (a file under DATA_DIR when SECRET_KEY is unset), then read by every web process.
+  const prepared = await prepareDatabase(database.pool, config, log, await serviceSettingsFrom(config));
   if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
-  // Made once here (a file under DATA_DIR when SECRET_KEY is unset), then read by every web process.
-  await resolveSecretKey(config.secretKey, config.dataDir);
   // START_WORKER passes through: a web process never starts the worker (the primary does), but checks it in /ready.
   const env = { DATABASE_URL: database.url, PARTITIONS: String(config.partitions) };
   const web = new Map<number, ClusterWorker>();
@@ -94,13 +91,12 @@ async function start() {
     },
   });
   running.database = database;
+  const settings = await serviceSettingsFrom(config);
   // A cluster's web process finds the database prepared by its primary.
   if (!clusterWorker) {
-    const prepared = await prepareDatabase(database.pool, config, log);
+    const prepared = await prepareDatabase(database.pool, config, log, settings);
     if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
   }
-  configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
-  configureStaff(staffSettingsFrom(config));
   running.tracing = await startTracing(config.tracing);
   const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
   running.service = await startWebService({
@@ -109,6 +105,7 @@ async function start() {
     log,
     version: packageVersion,
     cursors: await createCursors(config),
+    settings,
     rateLimits: config.rateLimits,
     engine: {
       partitions: config.partitions,

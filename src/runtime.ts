@@ -3,6 +3,7 @@
 import { systemActor } from './contract/actor.js';
 import { ADMIN_SCOPES } from './contract/scopes.js';
 import type { Config } from './config.js';
+import type { ServiceSettings } from './contract/service-settings.js';
 import { apiKeyOperatorContract, countActiveApiKeys } from './domains/access/index.js';
 import { staffOperatorContract } from './domains/staff/index.js';
 import { ensureDefaultWorkspace } from './domains/workspaces/index.js';
@@ -51,37 +52,37 @@ export async function openDatabase(
   };
 }
 
-/** Migrations, the default workspace and BOOTSTRAP_API_KEY. */
-export async function prepareDatabase(pool: Pool, config: Config, log: Logger): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
+/** Migrations, the default workspace and BOOTSTRAP_API_KEY (seeded through the operator face, with these settings). */
+export async function prepareDatabase(pool: Pool, config: Config, log: Logger, settings: ServiceSettings): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
   await assertSupportedPostgres(pool);
   const applied = await migrate(pool);
   if (applied.length) log.info({ versions: applied }, 'migrations applied');
   const workspace = await ensureDefaultWorkspace(pool);
   if (config.bootstrapApiKey) {
-    const outcome = await seedBootstrapApiKey(pool, log, workspace.id, config.bootstrapApiKey);
+    const outcome = await seedBootstrapApiKey(pool, log, settings, workspace.id, config.bootstrapApiKey);
     log.info({ outcome }, 'bootstrap API key checked');
   }
   if (config.bootstrapAdminEmail && config.bootstrapAdminPassword) {
-    const outcome = await seedBootstrapOwner(pool, log, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
+    const outcome = await seedBootstrapOwner(pool, log, settings, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
     log.info({ outcome, email: config.bootstrapAdminEmail }, 'bootstrap staff owner checked');
   }
   return { defaultWorkspaceId: workspace.id, hasApiKeys: (await countActiveApiKeys(pool)) > 0 };
 }
 
-function startUpFace(pool: Pool, log: Logger): OperatorFace {
-  return createOperatorFace({ db: pool, log, source: 'start-up', userAgent: `promotions-service/${packageVersion}` });
+function startUpFace(pool: Pool, log: Logger, settings: ServiceSettings): OperatorFace {
+  return createOperatorFace({ db: pool, log, settings, source: 'start-up', userAgent: `promotions-service/${packageVersion}` });
 }
 
 /** BOOTSTRAP_API_KEY: created with every scope in the workspace unless its prefix exists (entry and api_key.created). */
-export async function seedBootstrapApiKey(pool: Pool, log: Logger, workspaceId: string, key: string): Promise<'created' | 'present'> {
+export async function seedBootstrapApiKey(pool: Pool, log: Logger, settings: ServiceSettings, workspaceId: string, key: string): Promise<'created' | 'present'> {
   const actor = systemActor(workspaceId, 'BOOTSTRAP_API_KEY', ADMIN_SCOPES);
-  return (await startUpFace(pool, log).run(apiKeyOperatorContract.bootstrapApiKey, actor, { key })).outcome;
+  return (await startUpFace(pool, log, settings).run(apiKeyOperatorContract.bootstrapApiKey, actor, { key })).outcome;
 }
 
 /** BOOTSTRAP_ADMIN_EMAIL / _PASSWORD: that owner in the workspace unless the email is staff anywhere already. */
-export async function seedBootstrapOwner(pool: Pool, log: Logger, workspaceId: string, email: string, password: string): Promise<'created' | 'present'> {
+export async function seedBootstrapOwner(pool: Pool, log: Logger, settings: ServiceSettings, workspaceId: string, email: string, password: string): Promise<'created' | 'present'> {
   const actor = systemActor(workspaceId, 'BOOTSTRAP_ADMIN_EMAIL');
-  return (await startUpFace(pool, log).run(staffOperatorContract.bootstrapOwner, actor, { email, password })).outcome;
+  return (await startUpFace(pool, log, settings).run(staffOperatorContract.bootstrapOwner, actor, { email, password })).outcome;
 }
 
 const MINIMUM_SERVER_VERSION = 150000;

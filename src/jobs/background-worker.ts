@@ -6,10 +6,9 @@ import os from 'node:os';
 import type { Config } from '../config.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
-import { configureWebhooks, webhookSettingsFrom } from '../domains/webhooks/index.js';
+import { serviceSettingsFrom } from '../composition.js';
 import { readOutboxBacklog } from '../domains/events/index.js';
 import { isMetricsRequest, localExposition, metricsHandler } from '../platform/metrics-endpoint.js';
-import { resolveSecretKey } from '../platform/secret-key.js';
 import { startTracing } from '../platform/tracing.js';
 import { openDatabase } from '../runtime.js';
 import { createProcessRegistry } from '../telemetry/process-metrics.js';
@@ -24,8 +23,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
   const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
   const deliveryObserver = registry && createWorkerMetrics({ registry, pool: database.pool, outbox: () => readOutboxBacklog(database.pool), queues: () => readQueueDepths(database.pool) });
   const serveMetrics = registry && metricsHandler({ exposition: localExposition(registry), token: config.metrics.token, log });
-  const webhooks = webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir));
-  configureWebhooks(webhooks);
+  const { webhooks } = await serviceSettingsFrom(config);
   const identity = { id: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, pid: process.pid, host: os.hostname() };
   let healthy = false;
   const beat = async () => {

@@ -3,15 +3,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domains/events/index.js';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { openSecret } from '../../src/domains/webhooks/webhook-secret.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const secretsKey = randomBytes(32);
 let service: TestService;
 beforeAll(async () => {
-  configureWebhooks({ secretsKey, allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
-  service = await startTestService();
+  service = await startTestService({ settings: defaultServiceSettings({ webhooks: { secretsKey, allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] } }) });
 });
 afterAll(async () => service?.close());
 

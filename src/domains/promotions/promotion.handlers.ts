@@ -66,7 +66,7 @@ export const promotionHandlers = implement(promotionContract, {
   },
   async validatePromotions({ input, actor, deps }) {
     const scope = 'AUTOMATIC';
-    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, scope);
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.tierIndexes, actor.workspaceId, input.customer, scope);
     if (!customer) throw problem('not_found', 'no such customer');
     const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit: 100, customerCodes });
     return { promotions };
@@ -88,7 +88,7 @@ export const promotionHandlers = implement(promotionContract, {
     return outcome;
   },
   async qualify({ input, actor, deps }) {
-    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, input.scope);
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.tierIndexes, actor.workspaceId, input.customer, input.scope);
     if (!customer) throw problem('not_found', 'no such customer');
     const { scope, limit } = input;
     const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes });

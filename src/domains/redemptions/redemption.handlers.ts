@@ -7,7 +7,6 @@ import { hasScope } from '../../contract/scopes.js';
 import { refusal, refusalFields } from '../../checkout/redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
-import { workspaceStackLimit } from './redemption.service.js';
 
 const customerNotFound = () => refusalFields(refusal('customer_not_found'));
 
@@ -50,7 +49,7 @@ export const redemptionHandlers = implement(redemptionContract, {
       metadata: input.metadata,
       // The stack's idempotencyKey is required by its schema: there is always a claim.
       idempotency: idempotency!,
-      stackLimit: await workspaceStackLimit(deps.db, actor.workspaceId),
+      stackLimit: await deps.stackLimits.of(actor.workspaceId),
     });
   },
   async releaseSession({ input, actor, deps, auditTrail }) {
