@@ -1,5 +1,5 @@
-// Start-up steps shared by the web process, the worker and the CLI: reach the database, migrate, seed access (through
-// the operator face, as the system actor: audited, with events, like every other change).
+// Start-up steps of the web process and the CLI once they reached the database (composition.ts): migrate, seed access
+// (through the operator face, as the system actor: audited, with events, like every other change).
 import { systemActor } from './contract/actor.js';
 import { ADMIN_SCOPES } from './contract/scopes.js';
 import type { Config } from './config.js';
@@ -15,42 +15,6 @@ import { migrate } from './platform/migrations.js';
 import { packageVersion } from './platform/paths.js';
 import { deriveKey, resolveSecretKey } from './platform/secret-key.js';
 import { createOperatorFace, type OperatorFace } from './transports/operator-face.js';
-
-export interface OpenDatabase {
-  url: string;
-  pool: Pool;
-  embedded: boolean;
-  /** The process is stopping: an exit of the embedded server from now on is no fault (a group signal reaches both). */
-  expectStop(): void;
-  close(): Promise<void>;
-}
-
-/**
- * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (started, or joined if running). With
- * `supervision`, an embedded server this process started is restarted when it exits unexpectedly.
- */
-export async function openDatabase(
-  config: Config,
-  log: Logger,
-  poolSize = config.dbPoolSize,
-  supervision?: Supervision,
-): Promise<OpenDatabase> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log, supervision });
-  const url = config.databaseUrl ?? embedded!.url;
-  const pool = createPool(url, { max: poolSize, log });
-  return {
-    url,
-    pool,
-    embedded: embedded !== undefined,
-    expectStop: () => embedded?.expectExit(),
-    async close() {
-      await pool.end().catch(() => undefined);
-      await embedded?.stop();
-    },
-  };
-}
 
 /** Migrations, the default workspace and BOOTSTRAP_API_KEY (seeded through the operator face, with these settings). */
 export async function prepareDatabase(pool: Pool, config: Config, log: Logger, settings: ServiceSettings): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
@@ -103,8 +67,3 @@ export const FIRST_KEY_HINT = [
   '',
   '',
 ].join('\n');
-
-export async function createCursors(config: Config): Promise<CursorCodec> {
-  const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
-  return createCursorCodec(deriveKey(secretKey, 'list-cursors'));
-}

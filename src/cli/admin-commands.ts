@@ -7,7 +7,7 @@ import { ADMIN_SCOPES, isScope } from '../contract/scopes.js';
 import type { Config } from '../config.js';
 import { apiKeyContract, findActiveApiKeyWorkspace } from '../domains/access/index.js';
 import { staffContract, STAFF_ROLES, type StaffRoleName } from '../domains/staff/index.js';
-import { serviceSettingsFrom } from '../composition.js';
+import { compose } from '../composition.js';
 import type { StaffSettingsInput } from '../domains/staff/index.js';
 import { findWorkspace, workspaceContract } from '../domains/workspaces/index.js';
 import type { Pool } from '../platform/database.js';
@@ -15,7 +15,7 @@ import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
 import { createOperatorFace, type OperatorFace } from '../transports/operator-face.js';
 import { UsageError } from './operation-command.js';
-import { openDatabase, prepareDatabase } from '../runtime.js';
+import { prepareDatabase } from '../runtime.js';
 
 export { UsageError };
 
@@ -39,9 +39,8 @@ function operatorName(): { user: string; host: string } {
 }
 
 async function withOperator<T>(config: Config, log: Logger, work: (operator: Operator) => Promise<T>, staff: Partial<StaffSettingsInput> = {}): Promise<T> {
-  const database = await openDatabase(config, log, 2);
+  const { database, settings } = await compose(config, log, 'cli', { staff });
   try {
-    const settings = await serviceSettingsFrom(config, staff);
     const { defaultWorkspaceId } = await prepareDatabase(database.pool, config, log, settings);
     const face = createOperatorFace({ db: database.pool, log, settings, source: 'cli', userAgent: `promotions-cli/${packageVersion}` });
     const name = operatorName();
