@@ -5,14 +5,12 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfigOrExit } from './config.js';
-import { configureStaff, staffSettingsFrom } from './domains/staff/index.js';
-import { configureWebhooks, webhookSettingsFrom } from './domains/webhooks/index.js';
+import { compose, type OpenDatabase } from './composition.js';
 import { createLogger } from './platform/logger.js';
 import { answerClusterScrapes, clusterExposition } from './platform/metrics-endpoint.js';
 import { packageVersion } from './platform/paths.js';
-import { resolveSecretKey } from './platform/secret-key.js';
 import { startTracing, type Tracing } from './platform/tracing.js';
-import { createCursors, FIRST_KEY_HINT, openDatabase, prepareDatabase, type OpenDatabase } from './runtime.js';
+import { FIRST_KEY_HINT, prepareDatabase } from './runtime.js';
 import { createProcessRegistry } from './telemetry/process-metrics.js';
 import { startWebService, type WebService } from './web-service.js';
 
@@ -34,19 +32,21 @@ const log = createLogger(config.logLevel).child(clusterWorker ? { web: cluster.w
 const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess; web?: Map<number, ClusterWorker>; tracing?: Tracing | undefined } = {};
 let stopping = false;
 
+/** An embedded PostgreSQL that is gone for good stops the service: a process manager can then start it again. */
+const supervision = {
+  onGiveUp: (error: Error) => {
+    log.fatal({ err: error.message }, 'the embedded PostgreSQL is gone; exiting so that a process manager can start the service again');
+    void stop('embedded database lost', 1);
+  },
+};
+
 /** The primary of WEB_PROCESSES web processes: database, migrations, background worker; a web process restarted if it dies. */
 async function startPrimary() {
-  const database = await openDatabase(config, log, 2, {
-    onGiveUp: (error) => {
-      log.fatal({ err: error.message }, 'the embedded PostgreSQL is gone; exiting so that a process manager can start the service again');
-      void stop('embedded database lost', 1);
-    },
-  });
+  // The secret key is made once here (a file under DATA_DIR when SECRET_KEY is unset), then read by every web process.
+  const { database, settings } = await compose(config, log, 'primary', { supervision });
   running.database = database;
-  const prepared = await prepareDatabase(database.pool, config, log);
+  const prepared = await prepareDatabase(database.pool, config, log, settings);
   if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
-  // Made once here (a file under DATA_DIR when SECRET_KEY is unset), then read by every web process.
-  await resolveSecretKey(config.secretKey, config.dataDir);
   // START_WORKER passes through: a web process never starts the worker (the primary does), but checks it in /ready.
   const env = { DATABASE_URL: database.url, PARTITIONS: String(config.partitions) };
   const web = new Map<number, ClusterWorker>();
@@ -87,20 +87,13 @@ function startBackgroundWorker(databaseUrl: string, delayMs = WORKER_RESTART_MS)
 }
 
 async function start() {
-  const database = await openDatabase(config, log, config.dbPoolSize, {
-    onGiveUp: (error) => {
-      log.fatal({ err: error.message }, 'the embedded PostgreSQL is gone; exiting so that a process manager can start the service again');
-      void stop('embedded database lost', 1);
-    },
-  });
+  const { database, settings, cursors } = await compose(config, log, 'web', { supervision });
   running.database = database;
   // A cluster's web process finds the database prepared by its primary.
   if (!clusterWorker) {
-    const prepared = await prepareDatabase(database.pool, config, log);
+    const prepared = await prepareDatabase(database.pool, config, log, settings);
     if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
   }
-  configureWebhooks(webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir)));
-  configureStaff(staffSettingsFrom(config));
   running.tracing = await startTracing(config.tracing);
   const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
   running.service = await startWebService({
@@ -108,7 +101,8 @@ async function start() {
     pool: database.pool,
     log,
     version: packageVersion,
-    cursors: await createCursors(config),
+    cursors,
+    settings,
     rateLimits: config.rateLimits,
     engine: {
       partitions: config.partitions,

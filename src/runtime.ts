@@ -1,8 +1,9 @@
-// Start-up steps shared by the web process, the worker and the CLI: reach the database, migrate, seed access (through
-// the operator face, as the system actor: audited, with events, like every other change).
+// Start-up steps of the web process and the CLI once they reached the database (composition.ts): migrate, seed access
+// (through the operator face, as the system actor: audited, with events, like every other change).
 import { systemActor } from './contract/actor.js';
 import { ADMIN_SCOPES } from './contract/scopes.js';
 import type { Config } from './config.js';
+import type { ServiceSettings } from './contract/service-settings.js';
 import { apiKeyOperatorContract, countActiveApiKeys } from './domains/access/index.js';
 import { staffOperatorContract } from './domains/staff/index.js';
 import { ensureDefaultWorkspace } from './domains/workspaces/index.js';
@@ -15,73 +16,37 @@ import { packageVersion } from './platform/paths.js';
 import { deriveKey, resolveSecretKey } from './platform/secret-key.js';
 import { createOperatorFace, type OperatorFace } from './transports/operator-face.js';
 
-export interface OpenDatabase {
-  url: string;
-  pool: Pool;
-  embedded: boolean;
-  /** The process is stopping: an exit of the embedded server from now on is no fault (a group signal reaches both). */
-  expectStop(): void;
-  close(): Promise<void>;
-}
-
-/**
- * DATABASE_URL when set; otherwise the embedded PostgreSQL under DATA_DIR (started, or joined if running). With
- * `supervision`, an embedded server this process started is restarted when it exits unexpectedly.
- */
-export async function openDatabase(
-  config: Config,
-  log: Logger,
-  poolSize = config.dbPoolSize,
-  supervision?: Supervision,
-): Promise<OpenDatabase> {
-  const embedded = config.databaseUrl
-    ? undefined
-    : await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.embeddedPgPort, log, supervision });
-  const url = config.databaseUrl ?? embedded!.url;
-  const pool = createPool(url, { max: poolSize, log });
-  return {
-    url,
-    pool,
-    embedded: embedded !== undefined,
-    expectStop: () => embedded?.expectExit(),
-    async close() {
-      await pool.end().catch(() => undefined);
-      await embedded?.stop();
-    },
-  };
-}
-
-/** Migrations, the default workspace and BOOTSTRAP_API_KEY. */
-export async function prepareDatabase(pool: Pool, config: Config, log: Logger): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
+/** Migrations, the default workspace and BOOTSTRAP_API_KEY (seeded through the operator face, with these settings). */
+export async function prepareDatabase(pool: Pool, config: Config, log: Logger, settings: ServiceSettings): Promise<{ defaultWorkspaceId: string; hasApiKeys: boolean }> {
   await assertSupportedPostgres(pool);
   const applied = await migrate(pool);
   if (applied.length) log.info({ versions: applied }, 'migrations applied');
   const workspace = await ensureDefaultWorkspace(pool);
   if (config.bootstrapApiKey) {
-    const outcome = await seedBootstrapApiKey(pool, log, workspace.id, config.bootstrapApiKey);
+    const outcome = await seedBootstrapApiKey(pool, log, settings, workspace.id, config.bootstrapApiKey);
     log.info({ outcome }, 'bootstrap API key checked');
   }
   if (config.bootstrapAdminEmail && config.bootstrapAdminPassword) {
-    const outcome = await seedBootstrapOwner(pool, log, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
+    const outcome = await seedBootstrapOwner(pool, log, settings, workspace.id, config.bootstrapAdminEmail, config.bootstrapAdminPassword);
     log.info({ outcome, email: config.bootstrapAdminEmail }, 'bootstrap staff owner checked');
   }
   return { defaultWorkspaceId: workspace.id, hasApiKeys: (await countActiveApiKeys(pool)) > 0 };
 }
 
-function startUpFace(pool: Pool, log: Logger): OperatorFace {
-  return createOperatorFace({ db: pool, log, source: 'start-up', userAgent: `promotions-service/${packageVersion}` });
+function startUpFace(pool: Pool, log: Logger, settings: ServiceSettings): OperatorFace {
+  return createOperatorFace({ db: pool, log, settings, source: 'start-up', userAgent: `promotions-service/${packageVersion}` });
 }
 
 /** BOOTSTRAP_API_KEY: created with every scope in the workspace unless its prefix exists (entry and api_key.created). */
-export async function seedBootstrapApiKey(pool: Pool, log: Logger, workspaceId: string, key: string): Promise<'created' | 'present'> {
+export async function seedBootstrapApiKey(pool: Pool, log: Logger, settings: ServiceSettings, workspaceId: string, key: string): Promise<'created' | 'present'> {
   const actor = systemActor(workspaceId, 'BOOTSTRAP_API_KEY', ADMIN_SCOPES);
-  return (await startUpFace(pool, log).run(apiKeyOperatorContract.bootstrapApiKey, actor, { key })).outcome;
+  return (await startUpFace(pool, log, settings).run(apiKeyOperatorContract.bootstrapApiKey, actor, { key })).outcome;
 }
 
 /** BOOTSTRAP_ADMIN_EMAIL / _PASSWORD: that owner in the workspace unless the email is staff anywhere already. */
-export async function seedBootstrapOwner(pool: Pool, log: Logger, workspaceId: string, email: string, password: string): Promise<'created' | 'present'> {
+export async function seedBootstrapOwner(pool: Pool, log: Logger, settings: ServiceSettings, workspaceId: string, email: string, password: string): Promise<'created' | 'present'> {
   const actor = systemActor(workspaceId, 'BOOTSTRAP_ADMIN_EMAIL');
-  return (await startUpFace(pool, log).run(staffOperatorContract.bootstrapOwner, actor, { email, password })).outcome;
+  return (await startUpFace(pool, log, settings).run(staffOperatorContract.bootstrapOwner, actor, { email, password })).outcome;
 }
 
 const MINIMUM_SERVER_VERSION = 150000;
@@ -102,8 +67,3 @@ export const FIRST_KEY_HINT = [
   '',
   '',
 ].join('\n');
-
-export async function createCursors(config: Config): Promise<CursorCodec> {
-  const secretKey = await resolveSecretKey(config.secretKey, config.dataDir);
-  return createCursorCodec(deriveKey(secretKey, 'list-cursors'));
-}

@@ -5,14 +5,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Authenticator } from './contract/actor.js';
 import type { RedemptionEngine } from './contract/engine-port.js';
-import type { BoundHandler, ServiceDeps } from './contract/handler.js';
+import type { BoundHandler } from './contract/handler.js';
+import type { ServiceSettings } from './contract/service-settings.js';
 import { secretFieldNames } from './contract/secrets.js';
 import { ApiKeyVerifier, apiKeyAuthenticator, RequestRateLimiter, type RateLimitSettings } from './domains/access/index.js';
 import { rateLimitsFromEnvironment } from './config.js';
 import { RULES_CHANNEL } from './domains/rules/index.js';
-import { InsightCache } from './domains/insights/index.js';
-import { checkoutCustomers } from './domains/redemptions/index.js';
-import { ownOrigins, staffSessionAuthenticator, staffSettings } from './domains/staff/index.js';
+import { serviceDeps } from './composition.js';
+import { ownOrigins, staffSessionAuthenticator } from './domains/staff/index.js';
 import { startRedemptionEngine, type EngineOptions } from './engine/redemption-engine.js';
 import { createApp } from './http/app.js';
 import type { ReadinessCheck } from './http/health.js';
@@ -37,6 +37,8 @@ export interface WebServiceOptions {
   log: Logger;
   version: string;
   cursors: CursorCodec;
+  /** What handlers read of the configuration (composition.ts: serviceSettingsFrom, or defaults in a test). */
+  settings: ServiceSettings;
   engine: Omit<EngineOptions, 'databaseUrl' | 'db' | 'log'>;
   maxBodyBytes: number;
   /** Serve the hot routes through the lean dispatcher too (default), or all through express. */
@@ -70,6 +72,8 @@ export interface WebService {
   url: string;
   engine: RedemptionEngine;
   pipeline: OperationPipeline;
+  /** The settings its handlers read (a test may replace a field to change its own service's policy). */
+  settings: ServiceSettings;
   /** Stops accepting, drains open requests for up to `drainMs`, then stops listeners and the engine (not the pool). */
   close(options?: { drainMs?: number }): Promise<void>;
 }
@@ -92,18 +96,10 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
 
   await untilListening([keyListener, ruleListener], 2_000);
 
-  const deps: ServiceDeps = {
-    db: pool,
-    cursors: options.cursors,
-    log,
-    engine,
-    forgetApiKeys: () => verifier.forget(),
-    insightCache: new InsightCache(),
-    customers: checkoutCustomers(pool),
-  };
+  const deps = serviceDeps({ db: pool, cursors: options.cursors, log, engine, settings: options.settings, forgetApiKeys: () => verifier.forget() });
   // The session cookie, asked after the API key (a Bearer key wins); its writes must come from the service's origin.
   let listeningPort: number | undefined;
-  const staffSession = staffSessionAuthenticator(pool, log, () => ownOrigins(staffSettings(), listeningPort));
+  const staffSession = staffSessionAuthenticator(pool, log, () => deps.settings.staff, () => ownOrigins(deps.settings.staff, listeningPort));
   const pipeline = new OperationPipeline({
     handlers,
     deps,
@@ -145,6 +141,7 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     url: `http://${host}:${address.port}`,
     engine,
     pipeline,
+    settings: deps.settings,
     async close({ drainMs = 10_000 } = {}) {
       // A request still arriving on a kept-alive connection is answered with `Connection: close`, so the drain ends
       // when the requests in flight do, not when the clients stop sending.

@@ -6,14 +6,16 @@ import { ProblemError } from '../contract/problems.js';
 import { ADMIN_SCOPES, isScope } from '../contract/scopes.js';
 import type { Config } from '../config.js';
 import { apiKeyContract, findActiveApiKeyWorkspace } from '../domains/access/index.js';
-import { configureStaff, staffContract, staffSettingsFrom, STAFF_ROLES, type StaffRoleName } from '../domains/staff/index.js';
+import { staffContract, STAFF_ROLES, type StaffRoleName } from '../domains/staff/index.js';
+import { compose } from '../composition.js';
+import type { StaffSettingsInput } from '../domains/staff/index.js';
 import { findWorkspace, workspaceContract } from '../domains/workspaces/index.js';
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
 import { createOperatorFace, type OperatorFace } from '../transports/operator-face.js';
 import { UsageError } from './operation-command.js';
-import { openDatabase, prepareDatabase } from '../runtime.js';
+import { prepareDatabase } from '../runtime.js';
 
 export { UsageError };
 
@@ -36,11 +38,11 @@ function operatorName(): { user: string; host: string } {
   return { user, host: os.hostname() };
 }
 
-async function withOperator<T>(config: Config, log: Logger, work: (operator: Operator) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config, log, 2);
+async function withOperator<T>(config: Config, log: Logger, work: (operator: Operator) => Promise<T>, staff: Partial<StaffSettingsInput> = {}): Promise<T> {
+  const { database, settings } = await compose(config, log, 'cli', { staff });
   try {
-    const { defaultWorkspaceId } = await prepareDatabase(database.pool, config, log);
-    const face = createOperatorFace({ db: database.pool, log, source: 'cli', userAgent: `promotions-cli/${packageVersion}` });
+    const { defaultWorkspaceId } = await prepareDatabase(database.pool, config, log, settings);
+    const face = createOperatorFace({ db: database.pool, log, settings, source: 'cli', userAgent: `promotions-cli/${packageVersion}` });
     const name = operatorName();
     return await work({ pool: database.pool, face, defaultWorkspaceId, actorIn: (workspaceId) => cliActor(workspaceId, name) }).catch(refusal);
   } finally {
@@ -111,10 +113,15 @@ export async function runStaffCreate(config: Config, log: Logger, options: { ema
   const role = options.role as StaffRoleName;
   if (!STAFF_ROLES.includes(role)) throw new UsageError(`staff create needs --role ${STAFF_ROLES.join('|')}`);
   // The link leads to PUBLIC_URL's dashboard, else to the one this machine serves on PORT.
-  configureStaff({ ...staffSettingsFrom(config), publicUrl: config.publicUrl ?? `http://127.0.0.1:${config.port}` });
-  return withOperator(config, log, async (operator) => {
-    const actor = operator.actorIn(await workspaceOf(operator, options.workspace));
-    const created = await operator.face.run(staffContract.createInvitation, actor, { email, role });
-    return { id: created.id, email: created.email, role: created.role, expiresAt: created.expiresAt, link: created.link };
-  });
+  const publicUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
+  return withOperator(
+    config,
+    log,
+    async (operator) => {
+      const actor = operator.actorIn(await workspaceOf(operator, options.workspace));
+      const created = await operator.face.run(staffContract.createInvitation, actor, { email, role });
+      return { id: created.id, email: created.email, role: created.role, expiresAt: created.expiresAt, link: created.link };
+    },
+    { publicUrl },
+  );
 }

@@ -4,11 +4,13 @@ import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool, Sql } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import type { Actor, RequestMeta } from './actor.js';
-import type { ExplanationCode } from './checkout.schemas.js';
+import type { ExplanationCode, Order } from './checkout.schemas.js';
 import type { CustomerReference } from './common.schemas.js';
 import type { CustomerUse, RedemptionEngine } from './engine-port.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
+import type { ServiceSettings } from './service-settings.js';
+import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
 
 export type { Actor, RequestMeta } from './actor.js';
 
@@ -24,6 +26,27 @@ export interface ServiceDeps {
   insightCache: AnswerCache;
   /** The customers checkouts name, read and created together per event-loop turn; one per service. */
   customers: CheckoutCustomers;
+  /** What handlers read of the configuration, built at the composition root (src/composition.ts). */
+  settings: ServiceSettings;
+  /** Each workspace's stack limit, read again at most every few seconds; one per service. */
+  stackLimits: StackLimits;
+  /** Each workspace's automatic tiers indexed for carts, rebuilt when its promotions version moves; one per service. */
+  tierIndexes: TierIndexes;
+}
+
+export interface StackLimits {
+  of(workspaceId: string): Promise<number>;
+}
+
+/** A workspace's automatic tiers at one promotions version, indexed so that a cart meets only its candidates. */
+export interface TierIndex {
+  readonly size: number;
+  candidates(order: Order): VoucherSnapshot[];
+}
+
+export interface TierIndexes {
+  /** The index at this version: built once however many requests ask, kept until the version moves. */
+  at(workspaceId: string, version: string): Promise<TierIndex>;
 }
 
 /**

@@ -7,7 +7,8 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
 import typeis from 'type-is';
 import type { Actor, RequestMeta } from '../contract/actor.js';
 import { ProblemError } from '../contract/problems.js';
-import { clearedSessionCookie, SESSION_TOKEN, sessionCookie, staffSettings, type WithSessionToken } from '../domains/staff/index.js';
+import type { StaffSettings } from '../contract/service-settings.js';
+import { clearedSessionCookie, SESSION_TOKEN, sessionCookie, type WithSessionToken } from '../domains/staff/index.js';
 import { hasRequestContent, JSON_TYPES, parseJsonBody, requestOrigin } from '../platform/http-request.js';
 import { projectRoot } from '../platform/paths.js';
 import type { OperationPipeline } from '../transports/execute-operation.js';
@@ -29,8 +30,8 @@ export function clientAddress(req: Request, trustProxy: boolean): string | undef
   return req.socket.remoteAddress;
 }
 
-function requestMeta(req: Request): RequestMeta {
-  return { requestId: String(req.id), ip: clientAddress(req, staffSettings().trustProxy), userAgent: requestOrigin(req).userAgent };
+function requestMeta(req: Request, settings: StaffSettings): RequestMeta {
+  return { requestId: String(req.id), ip: clientAddress(req, settings.trustProxy), userAgent: requestOrigin(req).userAgent };
 }
 
 function jsonBody(maxBodyBytes: number): RequestHandler[] {
@@ -68,9 +69,10 @@ export function sessionCookieRoutes({ pipeline, maxBodyBytes }: SessionCookieRou
     markOperation(res, operationName);
     const bound = pipeline.find(operationName);
     const parts = { params: {}, query: {}, body: req.body };
-    const { status, body: output } = await pipeline.execute(bound, ANONYMOUS, { kind: 'parts', parts }, requestMeta(req), req.log);
+    const settings = pipeline.deps.settings.staff;
+    const { status, body: output } = await pipeline.execute(bound, ANONYMOUS, { kind: 'parts', parts }, requestMeta(req, settings), req.log);
     const opened = output as WithSessionToken;
-    res.setHeader('Set-Cookie', sessionCookie(opened[SESSION_TOKEN], new Date(Date.now() + staffSettings().sessionMaxAgeMs)));
+    res.setHeader('Set-Cookie', sessionCookie(opened[SESSION_TOKEN], new Date(Date.now() + settings.sessionMaxAgeMs), settings));
     res.setHeader('Cache-Control', 'no-store');
     res.status(status).json(opened);
   };
@@ -79,9 +81,10 @@ export function sessionCookieRoutes({ pipeline, maxBodyBytes }: SessionCookieRou
     markOperation(res, operationName);
     const actor = await pipeline.authenticate(requestOrigin(req).credentials);
     const parts = { params: {}, query: {}, body: req.body };
-    await pipeline.execute(pipeline.find(operationName), actor, { kind: 'parts', parts }, requestMeta(req), req.log);
+    const settings = pipeline.deps.settings.staff;
+    await pipeline.execute(pipeline.find(operationName), actor, { kind: 'parts', parts }, requestMeta(req, settings), req.log);
     // A key's caller has no cookie to clear; the handler refused it already.
-    res.setHeader('Set-Cookie', clearedSessionCookie());
+    res.setHeader('Set-Cookie', clearedSessionCookie(settings));
     res.status(204).end();
   };
 

@@ -12,8 +12,8 @@ import {
   type DeliveryLimits,
   type DeliveryObserver,
   type EventRetention,
-  type WebhookSettings,
 } from '../domains/webhooks/index.js';
+import type { WebhookSettings } from '../contract/service-settings.js';
 import { startIdempotencyKeyPruning } from '../domains/redemptions/index.js';
 import { startAuditRetention } from '../domains/audit/index.js';
 import { startLoyaltyJobs, type LoyaltyJobSettings } from '../domains/loyalty/index.js';

@@ -6,12 +6,10 @@ import os from 'node:os';
 import type { Config } from '../config.js';
 import type { Logger } from '../platform/logger.js';
 import { packageVersion } from '../platform/paths.js';
-import { configureWebhooks, webhookSettingsFrom } from '../domains/webhooks/index.js';
+import { compose } from '../composition.js';
 import { readOutboxBacklog } from '../domains/events/index.js';
 import { isMetricsRequest, localExposition, metricsHandler } from '../platform/metrics-endpoint.js';
-import { resolveSecretKey } from '../platform/secret-key.js';
 import { startTracing } from '../platform/tracing.js';
-import { openDatabase } from '../runtime.js';
 import { createProcessRegistry } from '../telemetry/process-metrics.js';
 import { createWorkerMetrics } from '../telemetry/worker-metrics.js';
 import { readQueueDepths } from './queue-depth.queries.js';
@@ -20,12 +18,10 @@ import { HEARTBEAT_INTERVAL_MS, recordHeartbeat, removeHeartbeat } from './worke
 
 export async function runBackgroundWorker(config: Config, log: Logger, createServer: typeof CreateServer) {
   const tracing = await startTracing(config.tracing);
-  const database = await openDatabase(config, log, 8);
+  const { database, settings } = await compose(config, log, 'worker');
   const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
   const deliveryObserver = registry && createWorkerMetrics({ registry, pool: database.pool, outbox: () => readOutboxBacklog(database.pool), queues: () => readQueueDepths(database.pool) });
   const serveMetrics = registry && metricsHandler({ exposition: localExposition(registry), token: config.metrics.token, log });
-  const webhooks = webhookSettingsFrom(config, await resolveSecretKey(config.secretKey, config.dataDir));
-  configureWebhooks(webhooks);
   const identity = { id: `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`, pid: process.pid, host: os.hostname() };
   let healthy = false;
   const beat = async () => {
@@ -40,7 +36,7 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
   const jobs = await startBackgroundJobs({
     pool: database.pool,
     log,
-    webhooks,
+    webhooks: settings.webhooks,
     auditRetentionDays: config.auditRetentionDays,
     eventRetention: { retentionMs: config.eventRetentionMs },
     loyalty: { intervalMs: config.loyaltyJobsIntervalMs },

@@ -4,13 +4,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { Actor } from '../contract/actor.js';
 import type { RedemptionEngine } from '../contract/engine-port.js';
-import type { ServiceDeps } from '../contract/handler.js';
 import type { Operation, OperationOutput } from '../contract/operation.js';
+import type { ServiceSettings } from '../contract/service-settings.js';
+import { serviceDeps } from '../composition.js';
 import { operations } from '../registry.js';
 import { secretFieldNames } from '../contract/secrets.js';
 import { apiKeyContract, apiKeyHandlers, apiKeyOperatorContract, apiKeyOperatorHandlers } from '../domains/access/index.js';
-import { InsightCache } from '../domains/insights/index.js';
-import { checkoutCustomers } from '../domains/redemptions/index.js';
 import { staffContract, staffHandlers, staffOperatorContract, staffOperatorHandlers } from '../domains/staff/index.js';
 import { workspaceContract, workspaceHandlers } from '../domains/workspaces/index.js';
 import { createCursorCodec } from '../platform/cursor.js';
@@ -39,6 +38,8 @@ export interface OperatorFaceOptions {
   /** Names the runs in the audit log: request ids `<source>-<uuid>` (e.g. `cli`, `start-up`). */
   source: string;
   userAgent: string;
+  /** The settings of the process (its composition root made them). */
+  settings: ServiceSettings;
 }
 
 /** None of the operator's operations reaches the redemption engine, and this process runs none. */
@@ -70,17 +71,9 @@ export function createOperatorFace(options: OperatorFaceOptions): OperatorFace {
   const handlers = [...apiKeyHandlers, ...workspaceHandlers, ...staffHandlers, ...apiKeyOperatorHandlers, ...staffOperatorHandlers].filter((h) =>
     names.has(h.operation.name),
   );
-  const deps: ServiceDeps = {
-    db,
-    // No list runs here, so no cursor is ever issued: a throwaway key.
-    cursors: createCursorCodec(randomBytes(32)),
-    log,
-    engine: absentEngine(),
-    // No key cache lives in this process; a revocation's NOTIFY empties the others' at commit.
-    forgetApiKeys: () => undefined,
-    insightCache: new InsightCache(),
-    customers: checkoutCustomers(db),
-  };
+  // No list runs here, so no cursor is ever issued (a throwaway key); no key cache lives in this process (a
+  // revocation's NOTIFY empties the others' at commit).
+  const deps = serviceDeps({ db, log, cursors: createCursorCodec(randomBytes(32)), engine: absentEngine(), settings: options.settings });
   const pipeline = new OperationPipeline({
     handlers,
     deps,

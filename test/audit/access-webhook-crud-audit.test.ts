@@ -1,17 +1,16 @@
 // The writes of API keys, webhooks, customers, orders, publications, segments and promotion tiers over real HTTP and
 // PostgreSQL: each success commits exactly one audit entry and its events in one transaction (one xid), a failure
 // commits neither (nor the change), and no secret handed to a client reaches an entry or an event.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import type { ApiResponse } from '../support/api-client.js';
 import type { AuditEntryRow } from '../support/audit-entries.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
 beforeAll(async () => {
-  configureWebhooks({ secretsKey: randomBytes(32), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
-  service = await startTestService();
+  service = await startTestService({ settings: defaultServiceSettings({ webhooks: { allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] } }) });
 });
 afterAll(async () => service?.close());
 

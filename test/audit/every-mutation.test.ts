@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations } from '../../src/registry.js';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -72,8 +72,7 @@ async function asStaff(name: string, input: Record<string, unknown>, session: { 
 }
 
 beforeAll(async () => {
-  configureWebhooks({ secretsKey: randomBytes(32), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
-  service = await startTestService();
+  service = await startTestService({ settings: defaultServiceSettings({ webhooks: { allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] } }) });
   const admin = await service.adminApi();
   key = admin.key!;
   const prefix = key.split('_')[1];

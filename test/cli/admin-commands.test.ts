@@ -1,6 +1,7 @@
 // The admin CLI's commands and start-up's seeds run through the operation pipeline: each change leaves one audit entry
 // naming its actor (`cli` and the OS user, or `system` for BOOTSTRAP_*) and the events its API route emits, even on
 // a database without any key yet; no key, token or password reaches an entry or an event.
+import { defaultServiceSettings } from '../../src/composition.js';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runKeysCreate, runKeysRevoke, runStaffCreate, runWorkspacesCreate } from '../../src/cli/admin-commands.js';
@@ -151,8 +152,8 @@ describe('start-up seeds', () => {
   it('seeds BOOTSTRAP_API_KEY and the bootstrap owner once each, audited as the system actor, the key with api_key.created', async () => {
     const bootstrap = generateApiKey();
     const config = configFor(fresh, { BOOTSTRAP_API_KEY: bootstrap.key, BOOTSTRAP_ADMIN_EMAIL: 'boss@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'the boss password' });
-    const { defaultWorkspaceId } = await prepareDatabase(fresh.pool, config, log);
-    await prepareDatabase(fresh.pool, config, log);
+    const { defaultWorkspaceId } = await prepareDatabase(fresh.pool, config, log, defaultServiceSettings());
+    await prepareDatabase(fresh.pool, config, log, defaultServiceSettings());
 
     const keys = (await fresh.pool.query('SELECT id, name, scopes FROM api_keys')).rows;
     expect(keys).toEqual([{ id: expect.any(String), name: 'bootstrap', scopes: ['*', 'workspaces:admin'] }]);

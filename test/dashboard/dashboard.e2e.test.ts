@@ -7,6 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logger.js';
 import { seedBootstrapOwner } from '../../src/runtime.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import type { TestService } from '../support/service.js';
 import { staffUser, useStaffSettings } from '../staff/staff-support.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -28,14 +29,14 @@ const signIn = (email: string, password: string) => browser.signIn(service.baseU
 const signOut = () => browser.signOut();
 
 beforeAll(async () => {
-  useStaffSettings();
   // Webhook targets on 127.0.0.1 are allowed here, and the delivery worker runs in this process.
   harness = await startWebhookHarness();
   service = harness.service;
+  useStaffSettings(service);
   receiver = await startReceiver();
   const workspace = await service.newWorkspace();
   key = workspace.key;
-  await seedBootstrapOwner(service.pool, createLogger('silent'), workspace.workspaceId, OWNER.email, OWNER.password);
+  await seedBootstrapOwner(service.pool, createLogger('silent'), defaultServiceSettings(), workspace.workspaceId, OWNER.email, OWNER.password);
   browser = await openDashboardBrowser();
   ({ context, page } = browser);
 }, 120_000);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logger.js';
 import { seedBootstrapOwner } from '../../src/runtime.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { sweepPoints } from '../../src/domains/loyalty/index.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -22,11 +23,11 @@ let program: { id: string };
 let ada: { id: string; code: string };
 
 beforeAll(async () => {
-  useStaffSettings();
   service = await startTestService();
+  useStaffSettings(service);
   const workspace = await service.newWorkspace();
   ({ api, key } = workspace);
-  await seedBootstrapOwner(service.pool, createLogger('silent'), workspace.workspaceId, OWNER.email, OWNER.password);
+  await seedBootstrapOwner(service.pool, createLogger('silent'), defaultServiceSettings(), workspace.workspaceId, OWNER.email, OWNER.password);
 
   // A program with two tiers; Ada earns 150 by a review (Gold) and pays 40 points at checkout; Bo has 30 points,
   // 20 more pending, and 15 that expired; Cy has joined and holds nothing.

@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
 import { baseEnv, freePort, spawnWorker, type WorkerProcess } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -17,8 +17,8 @@ const receivers: Receiver[] = [];
 const workers: ChildProcess[] = [];
 
 beforeAll(async () => {
-  configureWebhooks({ secretsKey: deriveKey(SECRET_KEY, 'webhook-secrets'), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000, 1_000] });
-  service = await startTestService();
+  const webhooks = { secretsKey: deriveKey(SECRET_KEY, 'webhook-secrets'), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000, 1_000] };
+  service = await startTestService({ settings: defaultServiceSettings({ webhooks }) });
 });
 // A worker left running by a failed test would take the next test's deliveries.
 afterEach(() => {

@@ -3,7 +3,7 @@
 // expire within about an interval, each bucket once, and the expiring notice goes out once per bucket.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs/background-jobs.js';
 import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -17,8 +17,7 @@ let jobs: BackgroundJobs;
 
 beforeAll(async () => {
   const settings = { secretsKey: randomBytes(32), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] };
-  configureWebhooks(settings);
-  service = await startTestService();
+  service = await startTestService({ settings: defaultServiceSettings({ webhooks: settings }) });
   const log = createLogger('silent');
   workerPool = createPool(service.db.url, { max: 8, log });
   jobs = await startBackgroundJobs({ pool: workerPool, log, webhooks: settings, loyalty: { intervalMs: 1_000, pollMs: 50 } });

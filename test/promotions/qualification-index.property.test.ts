@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QualificationIndex } from '../../src/domains/promotions/qualification-index.js';
 import { decideSingle, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
-import type { ConditionTree } from '../../src/domains/rules/index.js';
+import type { ConditionTree } from '../../src/contract/condition.schemas.js';
 
 const products = ['a', 'b', 'c', 'd'];
 const currencies = ['EUR', 'USD'];

@@ -52,6 +52,8 @@ afterAll(async () => {
 });
 
 const post = (i: number, path: string, body: unknown) => postJson(services[i]!, bootstrap.key, path, body);
+/** What the members logged (warnings and errors), shown when a request was not answered 200: the cause is there. */
+const membersOutput = () => services.map((s, i) => `--- member ${i}:\n${s.output().slice(-8_000)}`).join('\n');
 
 let workspaceId: string;
 /** A new code whose slot is held by `member` (codes are tried until one hashes there). */
@@ -86,7 +88,7 @@ describe('partition leases across three web processes', () => {
       Promise.all(Array.from({ length: 400 }, (_, i) => post(i % 3, `/vouchers/${limited}/redemption`, { order }))),
       Promise.all(Array.from({ length: 300 }, (_, i) => post(i % 3, `/vouchers/${gift}/redemption`, { amount: 100 }))),
     ]);
-    expect([...limitedResults, ...giftResults].filter((r) => r.status !== 200)).toEqual([]);
+    expect([...limitedResults, ...giftResults].filter((r) => r.status !== 200), membersOutput()).toEqual([]);
     expect(limitedResults.filter((r) => r.body.ok)).toHaveLength(50);
     expect(giftResults.filter((r) => r.body.ok)).toHaveLength(100);
     expect(await counts([limited, gift])).toEqual(
@@ -112,7 +114,7 @@ describe('partition leases across three web processes', () => {
         post(i % 3, '/redemptions/stack', { vouchers: codes.map((code) => ({ code })), order: { amount: 10_000, currency: 'EUR' }, idempotencyKey: randomUUID() }),
       ),
     );
-    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    expect(results.filter((r) => r.status !== 200), membersOutput()).toEqual([]);
     expect(results.filter((r) => r.body.ok)).toHaveLength(20);
     for (const row of await counts(codes)) expect(row).toMatchObject({ redeemed_count: 20, rows: 20 });
     const { rows } = await db.pool.query<{ n: number }>(
@@ -142,7 +144,7 @@ describe('partition leases across three web processes', () => {
         post(i % 3, '/redemptions/stack', { vouchers: codes.map((code) => ({ code })), order: { amount: 10_000, currency: 'EUR' }, idempotencyKey: randomUUID() }),
       ),
     );
-    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    expect(results.filter((r) => r.status !== 200), membersOutput()).toEqual([]);
     // A limit of 40: the 20 sent to the owner cannot take them all, so some of the others' stacks commit too.
     expect(results.filter((r) => r.body.ok)).toHaveLength(40);
     for (const row of await counts(codes)) expect(row).toMatchObject({ redeemed_count: 40, rows: 40 });
@@ -208,7 +210,7 @@ describe('partition leases across three web processes', () => {
     expect(moved.at - killedAt).toBeLessThan(LEASE_MS + LEASE_MS / 3 + 1_500);
 
     // Every answer is a decision or a 503 of a write in flight at the kill; every acknowledged redemption is stored.
-    expect(answers.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(answers.filter((s) => s !== 200 && s !== 503), membersOutput()).toEqual([]);
     const stored = await db.pool.query<{ id: string }>('SELECT id FROM redemptions WHERE voucher_code = $1', [code]);
     const ids = new Set(stored.rows.map((r) => r.id));
     expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);

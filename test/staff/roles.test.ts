@@ -15,7 +15,7 @@ beforeAll(async () => {
   key = (await service.newWorkspace()).key;
 });
 afterAll(async () => service?.close());
-beforeEach(() => useStaffSettings());
+beforeEach(() => useStaffSettings(service));
 
 const granted = (role: Parameters<typeof scopesOfRole>[0]) =>
   ALL_SCOPES.filter((s) => s !== '*' && s !== 'workspaces:admin' && hasScope(scopesOfRole(role), s as Scope)).sort();

@@ -13,7 +13,7 @@ beforeAll(async () => {
   key = (await service.newWorkspace()).key;
 });
 afterAll(async () => service?.close());
-beforeEach(() => useStaffSettings());
+beforeEach(() => useStaffSettings(service));
 
 describe('signing in', () => {
   it('answers 201 with the staff user and sets an HttpOnly, SameSite=Strict, Path=/ cookie that is not in the body', async () => {
@@ -100,7 +100,7 @@ describe('session expiry', () => {
   });
 
   it('keeps a session in use alive, and ends it at its absolute end however busy', async () => {
-    useStaffSettings({ sessionIdleMs: 60 * 60_000 });
+    useStaffSettings(service, { sessionIdleMs: 60 * 60_000 });
     const user = await staffUser(service, key, 'viewer');
     await service.pool.query(`UPDATE staff_sessions SET last_seen_at = now() - interval '59 minutes' WHERE staff_user_id = $1`, [user.id]);
     expect((await user.browser.get('/campaigns')).status).toBe(200);
@@ -124,7 +124,7 @@ describe('session expiry', () => {
   });
 
   it('sets the absolute end from the maximum age setting', async () => {
-    useStaffSettings({ sessionMaxAgeMs: 30 * 60_000, sessionIdleMs: 60 * 60_000 });
+    useStaffSettings(service, { sessionMaxAgeMs: 30 * 60_000, sessionIdleMs: 60 * 60_000 });
     const { email } = await staffUser(service, key, 'viewer');
     const answer = await signIn(service, email);
     const ends = Date.parse(answer.body.expiresAt) - Date.now();
@@ -187,7 +187,7 @@ describe('cross-site requests', () => {
   });
 
   it('with an https public URL, sets a Secure __Host- cookie and takes writes only from that origin', async () => {
-    useStaffSettings({ publicUrl: 'https://promo.example.com' });
+    useStaffSettings(service, { publicUrl: 'https://promo.example.com' });
     const { email } = await staffUser(service, key, 'member');
     const answer = await signIn(service, email);
     expect(answer.headers.get('set-cookie')).toMatch(/^__Host-promotions_session=.*; Secure$/);

@@ -14,7 +14,7 @@ beforeAll(async () => {
   key = (await service.newWorkspace()).key;
 });
 afterAll(async () => service?.close());
-beforeEach(() => useStaffSettings());
+beforeEach(() => useStaffSettings(service));
 
 describe('per email', () => {
   it('answers 429 with Retry-After after 5 failures, even to the right password, and leaves other emails alone', async () => {
@@ -54,7 +54,7 @@ describe('per email', () => {
 
 describe('per client address', () => {
   it('answers 429 once one address has failed too often, whatever the email', async () => {
-    useStaffSettings({ throttle: { maxFailuresPerEmail: 5, maxFailuresPerAddress: 3, windowMs: 60_000 } });
+    useStaffSettings(service, { throttle: { maxFailuresPerEmail: 5, maxFailuresPerAddress: 3, windowMs: 60_000 } });
     const { email } = await staffUser(service, key, 'viewer');
     for (let i = 0; i < 3; i++) expect((await signIn(service, `spray-${i}@example.com`, 'wrong password here')).status).toBe(401);
     const limited = await signIn(service, email);
@@ -63,13 +63,13 @@ describe('per client address', () => {
   });
 
   it('behind a trusted proxy, counts each forwarded client apart; untrusted, ignores the header', async () => {
-    useStaffSettings({ trustProxy: true, throttle: { maxFailuresPerEmail: 50, maxFailuresPerAddress: 2, windowMs: 60_000 } });
+    useStaffSettings(service, { trustProxy: true, throttle: { maxFailuresPerEmail: 50, maxFailuresPerAddress: 2, windowMs: 60_000 } });
     const from = (address: string) => ({ 'x-forwarded-for': `203.0.113.9, ${address}` });
     for (let i = 0; i < 2; i++) expect((await signIn(service, `a${i}@example.com`, 'wrong password here', from('198.51.100.1'))).status).toBe(401);
     expect((await signIn(service, 'a9@example.com', 'wrong password here', from('198.51.100.1'))).status).toBe(429);
     expect((await signIn(service, 'a9@example.com', 'wrong password here', from('198.51.100.2'))).status).toBe(401);
 
-    useStaffSettings({ trustProxy: false, throttle: { maxFailuresPerEmail: 50, maxFailuresPerAddress: 2, windowMs: 60_000 } });
+    useStaffSettings(service, { trustProxy: false, throttle: { maxFailuresPerEmail: 50, maxFailuresPerAddress: 2, windowMs: 60_000 } });
     for (let i = 0; i < 2; i++) await signIn(service, `b${i}@example.com`, 'wrong password here', from(`198.51.100.${10 + i}`));
     expect((await signIn(service, 'b9@example.com', 'wrong password here', from('198.51.100.99'))).status).toBe(429);
   });

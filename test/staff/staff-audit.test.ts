@@ -1,5 +1,6 @@
 // Sign-ins, sign-outs and failed sign-ins in the audit log, changes made through a session naming the staff user,
 // no password or token in any entry or log line; the bootstrap owner and the CLI's invitation.
+import { defaultServiceSettings } from '../../src/composition.js';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runStaffCreate } from '../../src/cli/admin-commands.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   ({ key, workspaceId } = await service.newWorkspace());
 });
 afterAll(async () => service?.close());
-beforeEach(() => useStaffSettings());
+beforeEach(() => useStaffSettings(service));
 
 async function entries(where: string, params: unknown[]) {
   return (await service.pool.query(`SELECT operation, actor_type, actor_id, actor_label, resource_type, changes, request_id, ip FROM audit_entries WHERE ${where} ORDER BY created_at`, params)).rows;
@@ -93,8 +94,8 @@ describe('start-up and the CLI', () => {
   it('creates the bootstrap owner once, who can sign in', async () => {
     const config = loadConfig({ DATABASE_URL: service.db.url, BOOTSTRAP_ADMIN_EMAIL: 'Boss@Example.com', BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap password' });
     const log = createLogger('silent');
-    await prepareDatabase(service.pool, config, log);
-    await prepareDatabase(service.pool, config, log);
+    await prepareDatabase(service.pool, config, log, defaultServiceSettings());
+    await prepareDatabase(service.pool, config, log, defaultServiceSettings());
     const { rows } = await service.pool.query(`SELECT role, password_hash FROM staff_users WHERE email = 'boss@example.com'`);
     expect(rows).toHaveLength(1);
     expect(rows[0].role).toBe('owner');

@@ -1,6 +1,7 @@
 // What the staff tests share: staff users made through the real API (invitation, acceptance), sign-in over HTTP,
 // and a "browser": fetch with the session cookie and the service's own Origin, as the dashboard sends them.
-import { configureStaff, DEFAULT_STAFF_SETTINGS, type StaffSettingsInput } from '../../src/domains/staff/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
+import type { StaffSettingsInput } from '../../src/domains/staff/index.js';
 import type { TestService } from '../support/service.js';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -11,9 +12,9 @@ export interface Answer {
   body: any;
 }
 
-/** Resets the settings, and with them the sign-in throttle (a fresh one per call). */
-export function useStaffSettings(change: Partial<StaffSettingsInput> = {}): void {
-  configureStaff({ ...DEFAULT_STAFF_SETTINGS, ...change, throttle: { ...DEFAULT_STAFF_SETTINGS.throttle, ...change.throttle } });
+/** Resets the service's staff settings, and with them the sign-in throttle (a fresh one per call). */
+export function useStaffSettings(service: TestService, change: Partial<StaffSettingsInput> = {}): void {
+  service.service.settings.staff = defaultServiceSettings({ staff: change }).staff;
 }
 
 export async function send(service: TestService, method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {

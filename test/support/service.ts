@@ -16,6 +16,8 @@ import { startWebService, type WebService } from '../../src/web-service.js';
 import { apiClient, type ApiClient } from './api-client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { rateLimitsFromEnvironment } from '../../src/config.js';
+import { defaultServiceSettings } from '../../src/composition.js';
+import type { ServiceSettings } from '../../src/contract/service-settings.js';
 
 export interface TestService {
   baseUrl: string;
@@ -52,6 +54,8 @@ export interface TestServiceOptions {
   metrics?: { token?: string };
   /** Each request in a server span (a test started tracing first). */
   traced?: boolean;
+  /** Default: defaultServiceSettings() (a webhook key of its own, private targets refused, the staff defaults). */
+  settings?: ServiceSettings;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -67,6 +71,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     log,
     version: options.version ?? packageVersion,
     cursors: createCursorCodec(randomBytes(32)),
+    settings: options.settings ?? defaultServiceSettings(),
     engine: { partitions: options.partitions ?? 2, cacheSize: options.engineCacheSize ?? 10_000, cacheTtlMs: 30_000, maxBatch: 500, logLevel: 'silent' },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     hotPath: options.hotPath !== false,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { packageVersion, projectRoot } from '../../src/platform/paths.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
 import { NO_OBSERVER } from '../../src/transports/request-observer.js';
@@ -23,8 +23,8 @@ let worker: { child: ChildProcess; url: string; output(): string };
 let receiver: Receiver;
 
 beforeAll(async () => {
-  configureWebhooks({ secretsKey: deriveKey(SECRET_KEY, 'webhook-secrets'), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
-  service = await startTestService({ metrics: { token: TOKEN } });
+  const webhooks = { secretsKey: deriveKey(SECRET_KEY, 'webhook-secrets'), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] };
+  service = await startTestService({ metrics: { token: TOKEN }, settings: defaultServiceSettings({ webhooks }) });
   receiver = await startReceiver();
   const port = await freePort();
   const env = baseEnv({ DATABASE_URL: service.db.url, SECRET_KEY, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_TIMEOUT_MS: '1000', METRICS_TOKEN: TOKEN });

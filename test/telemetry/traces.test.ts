@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs/background-jobs.js';
 import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -24,8 +24,7 @@ let jobs: BackgroundJobs;
 beforeAll(async () => {
   tracing = await startTracing({ serviceName: 'promotions-test', exporter });
   const settings = { secretsKey: randomBytes(32), allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] };
-  configureWebhooks(settings);
-  service = await startTestService({ traced: true });
+  service = await startTestService({ traced: true, settings: defaultServiceSettings({ webhooks: settings }) });
   receiver = await startReceiver();
   const log = createLogger('silent');
   workerPool = createPool(service.db.url, { max: 4, log });

@@ -2,7 +2,9 @@
 // test database) running in this process with a schedule in seconds.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { configureWebhooks, type DeliveryLimits, type WebhookSettings } from '../../src/domains/webhooks/index.js';
+import type { DeliveryLimits } from '../../src/domains/webhooks/index.js';
+import type { WebhookSettings } from '../../src/contract/service-settings.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs/background-jobs.js';
 import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
@@ -29,8 +31,7 @@ export async function startWebhookHarness(
     retryScheduleMs: [1_000, 2_000],
     ...overrides,
   };
-  configureWebhooks(settings);
-  const service = await startTestService();
+  const service = await startTestService({ settings: defaultServiceSettings({ webhooks: settings }) });
   let output = '';
   const sink = new Writable({
     write(chunk, _encoding, done) {

@@ -3,15 +3,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domains/events/index.js';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
+import { defaultServiceSettings } from '../../src/composition.js';
 import { openSecret } from '../../src/domains/webhooks/webhook-secret.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const secretsKey = randomBytes(32);
 let service: TestService;
 beforeAll(async () => {
-  configureWebhooks({ secretsKey, allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] });
-  service = await startTestService();
+  service = await startTestService({ settings: defaultServiceSettings({ webhooks: { secretsKey, allowPrivateTargets: true, timeoutMs: 1_000, retryScheduleMs: [1_000] } }) });
 });
 afterAll(async () => service?.close());
 
@@ -214,5 +213,26 @@ describe('webhooks: security', () => {
     expect((await other.api.get('/api/v1/events')).body.data.map((e: any) => e.type)).toEqual(['webhook.created']);
     expect((await other.api.get('/api/v1/webhooks')).body.data.map((w: any) => w.id)).toEqual([ownEndpoint.id]);
     expect((await owner.api.get(`/api/v1/webhooks/${endpoint.id}`)).status).toBe(200);
+  });
+});
+
+describe('settings per service', () => {
+  it('keeps each service’s webhook settings its own: two services in one process, private targets allowed in one only', async () => {
+    // The settings travel in each service's handler dependencies (composition.ts), so a second service made with
+    // private targets refused and a key of its own leaves the first as it was.
+    const strict = await startTestService({ database: service.db, settings: defaultServiceSettings({ webhooks: { allowPrivateTargets: false } }) });
+    try {
+      const workspace = await service.newWorkspace();
+      const refused = await strict.api(workspace.key).post('/api/v1/webhooks', { url: URL_A, events: ['customer.created'] });
+      expectProblem(refused, 400, 'invalid_request');
+      const created = await workspace.api.post('/api/v1/webhooks', { url: URL_A, events: ['customer.created'] });
+      expect(created.status).toBe(201);
+      // Each service seals with its own key: the first's secret opens with the first's key only.
+      const { rows } = await service.pool.query<{ sealed: Buffer }>('SELECT secret_ciphertext AS sealed FROM webhook_endpoints WHERE id = $1', [created.body.id]);
+      expect(openSecret(secretsKey, created.body.id, rows[0]!.sealed)).toBe(created.body.secret);
+      expect(() => openSecret(strict.service.settings.webhooks.secretsKey, created.body.id, rows[0]!.sealed)).toThrow();
+    } finally {
+      await strict.close();
+    }
   });
 });

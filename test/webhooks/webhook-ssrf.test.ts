@@ -2,7 +2,6 @@
 // resolution) and again at delivery, on the addresses the socket would use, so a name that later points inside is
 // still refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureWebhooks } from '../../src/domains/webhooks/index.js';
 import { isPrivateAddress, refuseTarget } from '../../src/domains/webhooks/webhook-target.js';
 import { startReceiver, type Receiver } from './receiver.js';
 import { createEndpoint, deliveryWhen, recordCustomerEvent, startWebhookHarness, type WebhookHarness } from './support.js';
@@ -54,7 +53,7 @@ describe('private addresses', () => {
 
 describe('at creation', () => {
   it('refuses private, loopback and link-local targets, literal or resolved by name, with 400', async () => {
-    configureWebhooks({ ...harness.settings, allowPrivateTargets: false });
+    harness.service.service.settings.webhooks = { ...harness.settings, allowPrivateTargets: false };
     const { api } = await harness.service.newWorkspace();
     for (const url of [
       rx.url,
@@ -90,7 +89,7 @@ describe('at creation', () => {
 describe('at delivery', () => {
   it('refuses to connect to a private address after resolving the name, and retries on the schedule', async () => {
     // Created while the API allowed it (as if its DNS answer changed afterwards); the worker does not.
-    configureWebhooks({ ...harness.settings, allowPrivateTargets: true });
+    harness.service.service.settings.webhooks = { ...harness.settings, allowPrivateTargets: true };
     const { api } = await harness.service.newWorkspace();
     const byName = await createEndpoint(api, { url: `http://localhost:${rx.port}/hooks`, events: '*' });
     const byAddress = await createEndpoint(api, { url: rx.url, events: '*' });

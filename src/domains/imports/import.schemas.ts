@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { Metadata, Money, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { StreamedBody } from '../../contract/operation.js';
 import { Customer } from '../customers/customer.schemas.js';
-import { PerCustomerLimit, RedemptionLimit, VoucherCode } from '../vouchers/voucher.schemas.js';
+import { PerCustomerLimit, RedemptionLimit } from '../../contract/voucher-template.schemas.js';
+import { VoucherCode } from '../../contract/common.schemas.js';
 
 export const IMPORT_KINDS = ['vouchers', 'customers'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];

@@ -15,7 +15,7 @@ import { findCampaign } from '../campaigns/index.js';
 import { customerCreatedPayload } from '../customers/index.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import { refreshCustomersSegments } from '../segments/index.js';
-import { applyVoucherTemplate } from '../vouchers/index.js';
+import { applyVoucherTemplate } from '../../checkout/voucher-template.rules.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
 import type { VoucherFields } from '../../checkout/voucher-template.rules.js';
 import { readRows, ROW_KINDS } from './import-rows.js';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { ExplanationCode } from '../../contract/outcomes.js';
-import { ValidationRuleIds } from '../vouchers/voucher.schemas.js';
+import { ValidationRuleIds } from '../../contract/voucher-template.schemas.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 const PositivePoints = z.number().int().min(1).max(SAFE);

@@ -2,7 +2,8 @@
 // worker, one inbox event per transaction), and custom events (run in their operation's unit of work). Each earning
 // claims its once-only key (rule, order | segment and customer | custom event) under the lock of the card it credits.
 import type { Sql } from '../../platform/database.js';
-import { evaluateConditions, type ConditionTree, type RuleFacts } from '../rules/index.js';
+import { evaluateConditions, type RuleFacts } from '../../checkout/condition.rules.js';
+import { type ConditionTree } from '../../contract/condition.schemas.js';
 import type { Order } from '../../contract/checkout.schemas.js';
 import { loadCustomerFacts } from '../segments/index.js';
 import { earnedPoints, earningTimes } from './earning.rules.js';

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
 import { RefusalFields } from '../../contract/checkout.schemas.js';
-import { VoucherCode } from '../vouchers/voucher.schemas.js';
+import { VoucherCode } from '../../contract/common.schemas.js';
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 export const Points = z.number().int().min(-SAFE).max(SAFE);

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION, withTransaction, type Pool, type Sql } from '../../platform/database.js';
-import { recordEvents, type EventType, type NewEvent } from '../events/index.js';
+import { recordEvents, type NewEvent } from '../events/index.js';
+import { type EventType } from '../../contract/event.schemas.js';
 import { insertMemberCard, placeInTiers, findMember, type TierMove } from './member.queries.js';
 import type { Member } from './member.schemas.js';
 

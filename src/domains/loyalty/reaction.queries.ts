@@ -3,7 +3,7 @@
 // redemptions and validation rules are read here (never written): the owning domains export no such reads.
 import type { Sql } from '../../platform/database.js';
 import { takeInboxRow, type InboxRow } from '../../platform/inbox-loops.js';
-import type { ConditionTree } from '../rules/index.js';
+import type { ConditionTree } from '../../contract/condition.schemas.js';
 
 export type InboxEvent = InboxRow<'order.paid' | 'order.canceled' | 'customer.segment.entered'>;
 

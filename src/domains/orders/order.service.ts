@@ -4,7 +4,7 @@ import type { UnitOfWork } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import type { EventType } from '../events/index.js';
+import type { EventType } from '../../contract/event.schemas.js';
 import { insertOrder, lockOrder, updateOrder } from './order.queries.js';
 import { ORDER_STATUS_MOVES, type CreateOrderBody, type OrderStatus, type StoredOrder, type UpdateOrderBody } from './order.schemas.js';
 

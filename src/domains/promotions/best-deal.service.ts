@@ -4,17 +4,16 @@
 import type { CustomerUse, RedemptionEngine } from '../../contract/engine-port.js';
 import type { Order } from '../../contract/checkout.schemas.js';
 import type { BestDeal } from '../../contract/stack-preview.schemas.js';
-import type { Pool } from '../../platform/database.js';
-import { workspaceStackLimit } from '../redemptions/index.js';
+import type { StackLimits } from '../../contract/handler.js';
 import type { QualifiedOffer } from './tier.schemas.js';
 
 const discounts = (offer: QualifiedOffer) => offer.kind !== 'GIFT_CARD' && offer.discount.type !== 'LOYALTY_POINTS';
 
 export async function bestDealOf(
-  deps: { db: Pool; engine: RedemptionEngine },
+  deps: { stackLimits: StackLimits; engine: RedemptionEngine },
   request: { workspaceId: string; offers: readonly QualifiedOffer[]; order: Order; customer: CustomerUse },
 ): Promise<BestDeal> {
   const vouchers = request.offers.filter(discounts).map((o) => (o.tierId !== undefined ? { tierId: o.tierId } : { code: o.code! }));
-  const stackLimit = await workspaceStackLimit(deps.db, request.workspaceId);
+  const stackLimit = await deps.stackLimits.of(request.workspaceId);
   return deps.engine.bestStack({ workspaceId: request.workspaceId, vouchers, order: request.order, customer: request.customer, stackLimit });
 }

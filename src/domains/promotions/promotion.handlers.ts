@@ -3,7 +3,7 @@
 // before its next decision.
 import { implement } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
-import { refusal, refusalFields } from '../redemptions/index.js';
+import { refusal, refusalFields } from '../../checkout/redemption.rules.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { promotionContract } from './promotion.contract.js';
 import { qualificationInputs, qualify } from './qualification.service.js';
@@ -67,7 +67,7 @@ export const promotionHandlers = implement(promotionContract, {
   },
   async validatePromotions({ input, actor, deps }) {
     const scope = 'AUTOMATIC';
-    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, scope);
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.tierIndexes, actor.workspaceId, input.customer, scope);
     if (!customer) throw problem('not_found', 'no such customer');
     const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit: 100, customerCodes });
     return { promotions };
@@ -89,7 +89,7 @@ export const promotionHandlers = implement(promotionContract, {
     return outcome;
   },
   async qualify({ input, actor, deps }) {
-    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.engine, actor.workspaceId, input.customer, input.scope);
+    const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.tierIndexes, actor.workspaceId, input.customer, input.scope);
     if (!customer) throw problem('not_found', 'no such customer');
     const { scope, limit, codes } = input;
     const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes, codes });

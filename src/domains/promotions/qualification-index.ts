@@ -6,7 +6,7 @@
 // currency (the tier's or its campaign's, or an `order.currency` eq leaf), and product ids or skus the cart must
 // contain (`order.items.productId` / `order.items.sku` with eq, contains or in). A tier without such conditions is a
 // candidate for every cart of its currency at or above its minimum. Candidates are then decided in full.
-import type { ConditionTree } from '../rules/index.js';
+import type { ConditionTree } from '../../contract/condition.schemas.js';
 import { voucherCurrency, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { Order } from '../../contract/checkout.schemas.js';
 

@@ -2,7 +2,7 @@
 // version, the index's freshness check; the customer's facts; the codes assigned or published to the customer). The
 // statements are named prepared statements (planned once per connection).
 import { preparedQuery, type Sql } from '../../platform/database.js';
-import type { CustomerFacts } from '../rules/index.js';
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import { customerFactsSelect, toCustomerFacts, type CustomerFactsRow, type CustomerLookup } from '../segments/index.js';
 
 export interface QualificationReads {

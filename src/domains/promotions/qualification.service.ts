@@ -6,6 +6,7 @@
 // one message per partition.
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, RedemptionEngine } from '../../contract/engine-port.js';
+import type { TierIndex, TierIndexes } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
 import {
   effectivePriority,
@@ -30,26 +31,32 @@ interface Cached {
   index: QualificationIndex;
 }
 
-const indexes = new Map<string, Cached>();
-const building = new Map<string, Promise<Cached>>();
-
-/** The workspace's index at this promotions version: rebuilt when the version moved, once however many requests ask. */
-async function indexAt(engine: RedemptionEngine, workspaceId: string, version: string): Promise<QualificationIndex> {
-  const cached = indexes.get(workspaceId);
-  if (cached && cached.version === version) return cached.index;
-  const key = `${workspaceId} ${version}`;
-  let pending = building.get(key);
-  if (!pending) {
-    pending = engine.tierSnapshots(workspaceId).then((tiers) => {
-      const built = { version, index: new QualificationIndex(tiers) };
-      if (indexes.size > 1_000) indexes.clear();
-      indexes.set(workspaceId, built);
-      return built;
-    });
-    building.set(key, pending);
-    pending.finally(() => building.delete(key)).catch(() => undefined);
-  }
-  return (await pending).index;
+/**
+ * The workspaces' tier indexes (see TierIndexes), made once per service at composition from the engine's tier
+ * snapshots: a workspace's index is rebuilt when its promotions version moved, once however many requests ask.
+ */
+export function qualificationIndexes(engine: Pick<RedemptionEngine, 'tierSnapshots'>): TierIndexes {
+  const indexes = new Map<string, Cached>();
+  const building = new Map<string, Promise<Cached>>();
+  return {
+    async at(workspaceId, version) {
+      const cached = indexes.get(workspaceId);
+      if (cached && cached.version === version) return cached.index;
+      const key = `${workspaceId} ${version}`;
+      let pending = building.get(key);
+      if (!pending) {
+        pending = engine.tierSnapshots(workspaceId).then((tiers) => {
+          const built = { version, index: new QualificationIndex(tiers) };
+          if (indexes.size > 1_000) indexes.clear();
+          indexes.set(workspaceId, built);
+          return built;
+        });
+        building.set(key, pending);
+        pending.finally(() => building.delete(key)).catch(() => undefined);
+      }
+      return (await pending).index;
+    },
+  };
 }
 
 export type QualificationScope = 'ALL' | 'AUTOMATIC' | 'CUSTOMER_VOUCHERS';
@@ -58,7 +65,7 @@ export type QualificationScope = 'ALL' | 'AUTOMATIC' | 'CUSTOMER_VOUCHERS';
 export interface QualificationInputs {
   customer: CustomerUse | undefined;
   /** Undefined when the scope leaves tiers out. */
-  index: QualificationIndex | undefined;
+  index: TierIndex | undefined;
   customerCodes: string[];
 }
 
@@ -68,7 +75,7 @@ export interface QualificationInputs {
  */
 export async function qualificationInputs(
   db: Pool,
-  engine: RedemptionEngine,
+  indexes: TierIndexes,
   workspaceId: string,
   ref: CustomerReference | undefined,
   scope: QualificationScope,
@@ -76,14 +83,14 @@ export async function qualificationInputs(
   const reads = await findQualificationReads(db, workspaceId, ref, scope === 'AUTOMATIC' ? 0 : MAX_CUSTOMER_VOUCHERS);
   const customer = previewCustomer(ref, reads.customer);
   if (!customer) return { customer, index: undefined, customerCodes: [] };
-  const index = scope === 'CUSTOMER_VOUCHERS' ? undefined : await indexAt(engine, workspaceId, reads.version);
+  const index = scope === 'CUSTOMER_VOUCHERS' ? undefined : await indexes.at(workspaceId, reads.version);
   return { customer, index, customerCodes: reads.codes };
 }
 
 export interface QualificationRequest {
   workspaceId: string;
   /** The workspace's tier index (qualificationInputs); needed unless the scope is CUSTOMER_VOUCHERS. */
-  index: QualificationIndex | undefined;
+  index: TierIndex | undefined;
   order: Order;
   customer: CustomerUse;
   scope: QualificationScope;

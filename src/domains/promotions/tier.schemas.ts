@@ -5,7 +5,7 @@ import { Order, OrderTotals, RedeemBody } from '../../contract/checkout.schemas.
 import { Schedule } from '../../contract/schedule.schemas.js';
 import { Discount } from '../../contract/discount.schemas.js';
 import { BestDeal } from '../../contract/stack-preview.schemas.js';
-import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../vouchers/voucher.schemas.js';
+import { PerCustomerLimit, Priority, RedemptionLimit, ValidationRuleIds } from '../../contract/voucher-template.schemas.js';
 
 export const PromotionTier = z
   .object({

@@ -3,7 +3,7 @@
 import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage } from '../../platform/pagination.js';
-import type { VoucherTemplate } from '../vouchers/voucher.schemas.js';
+import type { VoucherTemplate } from '../../contract/voucher-template.schemas.js';
 import type { ListPublicationsQuery, Publication } from './publication.schemas.js';
 
 // Publications with their voucher's code, as one relation: lists page over it like over a table.

@@ -1,7 +1,7 @@
 // Publication resources: a campaign's code given to one customer, the publish body and the list filters.
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Metadata, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { VoucherCode } from '../vouchers/voucher.schemas.js';
+import { VoucherCode } from '../../contract/common.schemas.js';
 
 export const Publication = z
   .object({

@@ -4,7 +4,8 @@ import type { UnitOfWork } from '../../contract/handler.js';
 import { problem } from '../../contract/problems.js';
 import { sqlState, type Sql } from '../../platform/database.js';
 import { requireCustomer } from '../customers/index.js';
-import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import { codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import { applyVoucherTemplate } from '../../checkout/voucher-template.rules.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
 import {
   assignFreeVoucher,

@@ -2,5 +2,4 @@
 export { redemptionContract } from './redemption.contract.js';
 export { redemptionHandlers } from './redemption.handlers.js';
 export { IDEMPOTENCY_KEY_RETENTION_MS, pruneExpiredIdempotencyKeys, startIdempotencyKeyPruning } from './idempotency-key.jobs.js';
-export { refusal, refusalFields } from '../../checkout/redemption.rules.js';
-export { checkoutCustomers, previewCustomer, workspaceStackLimit } from './redemption.service.js';
+export { checkoutCustomers, previewCustomer, workspaceStackLimits } from './redemption.service.js';

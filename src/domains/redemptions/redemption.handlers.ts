@@ -7,7 +7,6 @@ import { hasScope } from '../../contract/scopes.js';
 import { refusal, refusalFields } from '../../checkout/redemption.rules.js';
 import { redemptionContract } from './redemption.contract.js';
 import { findRedemption, findVoucherIdentity, listLedgerEntries, listRedemptions } from './redemption.queries.js';
-import { workspaceStackLimit } from './redemption.service.js';
 
 const customerNotFound = () => refusalFields(refusal('customer_not_found'));
 const skippedResults = (vouchers: ReadonlyArray<{ code?: string | undefined; tierId?: string | undefined }>) =>
@@ -52,14 +51,14 @@ export const redemptionHandlers = implement(redemptionContract, {
       metadata: input.metadata,
       // The stack's idempotencyKey is required by its schema: there is always a claim.
       idempotency: idempotency!,
-      stackLimit: await workspaceStackLimit(deps.db, actor.workspaceId),
+      stackLimit: await deps.stackLimits.of(actor.workspaceId),
     });
   },
   async validateStack({ input, actor, deps }) {
     // Named as the stack names it, but never created: a new customer is previewed as the new customer it would be.
     const customer = await deps.customers.preview(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...customerNotFound(), results: skippedResults(input.vouchers) };
-    const stackLimit = await workspaceStackLimit(deps.db, actor.workspaceId);
+    const stackLimit = await deps.stackLimits.of(actor.workspaceId);
     return deps.engine.previewStack({ workspaceId: actor.workspaceId, vouchers: input.vouchers, order: input.order, customer, stackLimit });
   },
   async releaseSession({ input, actor, deps, auditTrail }) {

@@ -2,10 +2,10 @@
 // The engine decides and writes; the pipeline made the idempotency claim; this file only prepares the requests.
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse } from '../../contract/engine-port.js';
-import type { CheckoutCustomers } from '../../contract/handler.js';
+import type { CheckoutCustomers, StackLimits } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
 import { customerUpserter } from '../customers/index.js';
-import type { CustomerFacts } from '../rules/index.js';
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import { customerFactsLoader } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
 
@@ -52,14 +52,18 @@ function known(c: CustomerFacts): CustomerUse {
 }
 
 const STACK_LIMIT_TTL_MS = 5_000;
-const stackLimits = new Map<string, { limit: number; until: number }>();
 
-/** The workspace's stack limit, read at most every 5 s per workspace. */
-export async function workspaceStackLimit(db: Pool, workspaceId: string): Promise<number> {
-  const cached = stackLimits.get(workspaceId);
-  if (cached && cached.until > Date.now()) return cached.limit;
-  const limit = await findStackLimit(db, workspaceId);
-  if (stackLimits.size > 10_000) stackLimits.clear();
-  stackLimits.set(workspaceId, { limit, until: Date.now() + STACK_LIMIT_TTL_MS });
-  return limit;
+/** The workspaces' stack limits (see StackLimits), made once per service at composition: each read at most every 5 s. */
+export function workspaceStackLimits(db: Pool): StackLimits {
+  const limits = new Map<string, { limit: number; until: number }>();
+  return {
+    async of(workspaceId) {
+      const cached = limits.get(workspaceId);
+      if (cached && cached.until > Date.now()) return cached.limit;
+      const limit = await findStackLimit(db, workspaceId);
+      if (limits.size > 10_000) limits.clear();
+      limits.set(workspaceId, { limit, until: Date.now() + STACK_LIMIT_TTL_MS });
+      return limit;
+    },
+  };
 }

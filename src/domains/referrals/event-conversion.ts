@@ -4,7 +4,7 @@
 // and guards its own counter update, so both roads share one cap and one conversion per referee and program.
 import { uuidv7 } from '../../platform/ids.js';
 import type { Sql } from '../../platform/database.js';
-import type { EventType } from '../events/index.js';
+import type { EventType } from '../../contract/event.schemas.js';
 import type { ReferralSettings } from '../campaigns/index.js';
 
 export type EventConversion =

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existing, implement } from '../../contract/handler.js';
 import { problem, ProblemError } from '../../contract/problems.js';
 import { findCustomerReference, requireCustomer } from '../customers/index.js';
-import { applyVoucherTemplate, insertVoucher } from '../vouchers/index.js';
+import { insertVoucher } from '../vouchers/index.js';
+import { applyVoucherTemplate } from '../../checkout/voucher-template.rules.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
 import { referralContract } from './referral.contract.js';
 import {

@@ -4,7 +4,7 @@ import type { CursorCodec } from '../../platform/cursor.js';
 import type { Sql } from '../../platform/database.js';
 import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import type { ReferralSettings } from '../campaigns/index.js';
-import type { VoucherTemplate } from '../vouchers/index.js';
+import type { VoucherTemplate } from '../../contract/voucher-template.schemas.js';
 import type { Conversion, ReferralCode } from './referral.schemas.js';
 
 export interface ReferralProgram {

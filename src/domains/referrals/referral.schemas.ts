@@ -2,7 +2,7 @@
 // the rewards each side gets (outcomes).
 import { z } from 'zod';
 import { CustomerReference, ListQuery, Timestamp, Uuid } from '../../contract/common.schemas.js';
-import { VoucherCode } from '../vouchers/voucher.schemas.js';
+import { VoucherCode } from '../../contract/common.schemas.js';
 
 export const ReferralCode = z
   .object({

@@ -10,7 +10,8 @@ import type { Sql } from '../../platform/database.js';
 import { findCampaign, type Campaign } from '../campaigns/index.js';
 import { debitPoints, findMember, findMemberId, grantPoints, joinProgram, lockCards, placeMember, refundPoints } from '../loyalty/index.js';
 import { messageOf } from '../../checkout/redemption.rules.js';
-import { applyVoucherTemplate, codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import { codeSpecProblem, generateCode, insertGiftCredits, insertVoucher, resolveCodeSpec } from '../vouchers/index.js';
+import { applyVoucherTemplate } from '../../checkout/voucher-template.rules.js';
 import { findDefaultCurrency } from '../workspaces/index.js';
 import {
   claimRewardCode,

@@ -1,5 +1,5 @@
-// The rules domain's public surface: condition trees and schedules (pure), validation rules (contract, handlers and
-// the existence check campaigns, vouchers and tiers use).
+// The rules domain's public surface: validation rules (contract, handlers and the existence check campaigns,
+// vouchers and tiers use). Condition trees and schedules are vocabulary: src/contract and src/checkout.
 import { invalidField, type ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
 import { findMissingValidationRules } from './validation-rule.queries.js';
@@ -7,10 +7,6 @@ import { findMissingValidationRules } from './validation-rule.queries.js';
 export { validationRuleContract } from './validation-rule.contract.js';
 export { validationRuleHandlers } from './validation-rule.handlers.js';
 export { ValidationRule } from './validation-rule.schemas.js';
-export { evaluateConditions, itemMatches, timeFacts, type ConditionResult, type CustomerFacts, type RuleFacts } from '../../checkout/condition.rules.js';
-export { ApplicableTo, ConditionTree, CUSTOMER_FIELDS, type ConditionLeaf } from '../../contract/condition.schemas.js';
-export { withinSchedule } from '../../checkout/schedule.rules.js';
-export { Schedule } from '../../contract/schedule.schemas.js';
 
 /** The channel a rule or time-zone change is announced on (payload: the workspace id), by triggers at commit. */
 export const RULES_CHANNEL = 'rules_changed';

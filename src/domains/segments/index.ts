@@ -3,7 +3,7 @@
 // customerFactsLoader() for checkouts (one statement per event-loop turn).
 import type { Pool, Sql } from '../../platform/database.js';
 import { turnBatched } from '../../platform/turn-batches.js';
-import type { CustomerFacts } from '../rules/index.js';
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import { findCustomerFacts, findCustomerFactsMany, type CustomerFactsLookup, type CustomerLookup } from './segment.queries.js';
 
 export { customerFactsSelect, toCustomerFacts, type CustomerFactsLookup, type CustomerFactsRow, type CustomerLookup } from './segment.queries.js';

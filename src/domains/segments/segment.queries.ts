@@ -3,8 +3,8 @@
 import type { CursorCodec } from '../../platform/cursor.js';
 import { preparedQuery, type Sql } from '../../platform/database.js';
 import { keysetPage } from '../../platform/pagination.js';
-import type { ConditionTree } from '../rules/index.js';
-import type { CustomerFacts } from '../rules/index.js';
+import type { ConditionTree } from '../../contract/condition.schemas.js';
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import type { ListSegmentsQuery, Segment, SegmentMember, SegmentType } from './segment.schemas.js';
 
 const COLUMNS = 'id, name, type, conditions, created_at, updated_at';

@@ -4,8 +4,10 @@
 import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
-import { recordEvents, type EventType, type NewEvent } from '../events/index.js';
-import { evaluateConditions, type ConditionTree, type CustomerFacts } from '../rules/index.js';
+import { recordEvents, type NewEvent } from '../events/index.js';
+import { type EventType } from '../../contract/event.schemas.js';
+import { evaluateConditions, type CustomerFacts } from '../../checkout/condition.rules.js';
+import { type ConditionTree } from '../../contract/condition.schemas.js';
 import {
   deleteAllMembers,
   deleteMembers,

@@ -9,5 +9,5 @@ export {
   sessionTokenOf,
   ownOrigins,
 } from './staff-session-cookie.js';
-export { configureStaff, staffSettings, staffSettingsFrom, DEFAULT_STAFF_SETTINGS, type StaffSettings, type StaffSettingsInput } from './staff-settings.js';
+export { staffSettingsFrom, staffSettingsOf, DEFAULT_STAFF_SETTINGS, type StaffSettingsInput } from './staff-settings.js';
 export { scopesOfRole, STAFF_ROLES, type StaffRoleName } from './staff-role.rules.js';

@@ -2,6 +2,7 @@
 // attempt is counted when it starts (before the slow password check), so a burst of parallel guesses cannot slip
 // past the limit; a success takes its own count back and clears the email's failures. Per process, in memory.
 import { LRUCache } from 'lru-cache';
+import type { SignInAttempt, SignInDecision, SignInGate } from '../../contract/service-settings.js';
 
 export interface ThrottleLimits {
   maxFailuresPerEmail: number;
@@ -9,15 +10,10 @@ export interface ThrottleLimits {
   windowMs: number;
 }
 
-export interface Attempt {
-  email: string;
-  address: string;
-  at: number;
-}
+type Attempt = SignInAttempt;
+type ThrottleDecision = SignInDecision;
 
-export type ThrottleDecision = { allowed: true; attempt: Attempt } | { allowed: false; retryAfterSeconds: number };
-
-export class SignInThrottle {
+export class SignInThrottle implements SignInGate {
   readonly #byEmail: LRUCache<string, number[]>;
   readonly #byAddress: LRUCache<string, number[]>;
 

@@ -5,7 +5,7 @@ import type { Actor, Authenticator, Credentials } from '../../contract/actor.js'
 import { ProblemError } from '../../contract/problems.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Sql } from '../../platform/database.js';
-import { staffSettings, type StaffSettings } from './staff-settings.js';
+import type { StaffSettings } from '../../contract/service-settings.js';
 import { touchSession } from './staff.queries.js';
 import { sessionOfToken, staffActor } from './staff.service.js';
 
@@ -24,19 +24,19 @@ function cookieName(settings: StaffSettings): string {
 }
 
 /** The Set-Cookie value for a new session. */
-export function sessionCookie(token: string, expiresAt: Date, settings: StaffSettings = staffSettings()): string {
+export function sessionCookie(token: string, expiresAt: Date, settings: StaffSettings): string {
   const secure = isSecureOrigin(settings) ? '; Secure' : '';
   return `${cookieName(settings)}=${token}; Path=/; HttpOnly; SameSite=Strict; Expires=${expiresAt.toUTCString()}${secure}`;
 }
 
 /** The Set-Cookie value that removes the cookie (sign-out). */
-export function clearedSessionCookie(settings: StaffSettings = staffSettings()): string {
+export function clearedSessionCookie(settings: StaffSettings): string {
   const secure = isSecureOrigin(settings) ? '; Secure' : '';
   return `${cookieName(settings)}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure}`;
 }
 
 /** The session token in a Cookie header, if any (a malformed value counts as none). */
-export function sessionTokenOf(cookieHeader: string | undefined, settings: StaffSettings = staffSettings()): string | undefined {
+export function sessionTokenOf(cookieHeader: string | undefined, settings: StaffSettings): string | undefined {
   if (!cookieHeader) return undefined;
   const name = cookieName(settings);
   for (const part of cookieHeader.split(';')) {
@@ -70,11 +70,11 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="api"' };
  * The session cookie; not its kind without one, so the pipeline's "send a key" answer stays the default. Listed after
  * the API key: a request with an Authorization header is the key's to decide.
  */
-export function staffSessionAuthenticator(db: Sql, log: Logger, origins: () => readonly string[]): Authenticator {
+export function staffSessionAuthenticator(db: Sql, log: Logger, settingsOf: () => StaffSettings, origins: () => readonly string[]): Authenticator {
   return {
     name: 'staff_session',
     async authenticate(credentials): Promise<Actor | undefined> {
-      const settings = staffSettings();
+      const settings = settingsOf();
       const token = sessionTokenOf(credentials.cookie, settings);
       if (!token) return undefined;
       const session = await sessionOfToken(db, settings, token);

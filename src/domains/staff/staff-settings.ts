@@ -1,17 +1,8 @@
-// What the staff domain needs from the configuration (session lifetimes, sign-in throttling, the public origin), set
-// once per process by its composition root (main.ts, a test), as the webhooks domain does; with the throttle's state.
+// What the staff domain reads of the configuration (session lifetimes, sign-in throttling, the public origin): built
+// once per service at the composition root, with the throttle's state, and read from ServiceDeps.settings.
 import type { Config } from '../../config.js';
+import type { StaffSettings } from '../../contract/service-settings.js';
 import { SignInThrottle } from './sign-in-throttle.js';
-
-export interface StaffSettings {
-  /** The service's public origin (`https://promo.example.com`); unset: the loopback origins of the listening port. */
-  publicUrl: string | undefined;
-  trustProxy: boolean;
-  sessionIdleMs: number;
-  sessionMaxAgeMs: number;
-  invitationTtlMs: number;
-  throttle: SignInThrottle;
-}
 
 export interface StaffSettingsInput extends Omit<StaffSettings, 'throttle'> {
   throttle: { maxFailuresPerEmail: number; maxFailuresPerAddress: number; windowMs: number };
@@ -41,16 +32,7 @@ export const DEFAULT_STAFF_SETTINGS: StaffSettingsInput = Object.freeze({
   throttle: { maxFailuresPerEmail: 5, maxFailuresPerAddress: 20, windowMs: 15 * 60_000 },
 });
 
-let current: StaffSettings = build(DEFAULT_STAFF_SETTINGS);
-
-function build(input: StaffSettingsInput): StaffSettings {
+/** The settings with a fresh sign-in throttle (its counts start empty). */
+export function staffSettingsOf(input: StaffSettingsInput): StaffSettings {
   return Object.freeze({ ...input, throttle: new SignInThrottle(input.throttle) });
-}
-
-export function configureStaff(input: StaffSettingsInput): void {
-  current = build(input);
-}
-
-export function staffSettings(): StaffSettings {
-  return current;
 }

@@ -5,7 +5,6 @@ import { existing, implement } from '../../contract/handler.js';
 import { problem, ProblemError } from '../../contract/problems.js';
 import { hashPassword, verifyPassword } from './staff-secret.js';
 import { mayGrantRole } from './staff-role.rules.js';
-import { staffSettings } from './staff-settings.js';
 import { staffContract, staffOperatorContract } from './staff.contract.js';
 import {
   deleteSession,
@@ -37,13 +36,14 @@ function sessionActor(actor: Actor): Actor & { sessionId: string } {
 
 export const staffHandlers = implement(staffContract, {
   async signIn({ input, deps, request }) {
-    return withToken(await signIn(deps.db, staffSettings(), input, request, 'sessions.create'));
+    return withToken(await signIn(deps.db, deps.settings.staff, input, request, 'sessions.create'));
   },
   async currentSession({ actor, deps }) {
     const { sessionId } = sessionActor(actor);
-    const live = await findLiveSessionById(deps.db, actor.workspaceId, sessionId, staffSettings().sessionIdleMs);
+    const { sessionIdleMs } = deps.settings.staff;
+    const live = await findLiveSessionById(deps.db, actor.workspaceId, sessionId, sessionIdleMs);
     if (!live) throw problem('unauthorized', 'the session has ended; sign in again');
-    return { staffUser: live.user, expiresAt: sessionEnd(live.lastSeenAt, live.expiresAt, staffSettings().sessionIdleMs) };
+    return { staffUser: live.user, expiresAt: sessionEnd(live.lastSeenAt, live.expiresAt, sessionIdleMs) };
   },
   async signOut({ actor, mutate }) {
     const { sessionId } = sessionActor(actor);
@@ -63,9 +63,9 @@ export const staffHandlers = implement(staffContract, {
       record({ resourceType: 'staff_user', resourceId: actor.id, after: { passwordChanged: true, sessionsEnded: ended } });
     });
   },
-  async createInvitation({ input, actor, mutate }) {
+  async createInvitation({ input, actor, deps, mutate }) {
     if (!mayGrantRole(actor.scopes, input.role)) throw problem('forbidden', `you cannot invite to the role ${input.role}: it holds scopes you do not`);
-    const settings = staffSettings();
+    const settings = deps.settings.staff;
     const dashboardUrl = `${settings.publicUrl ?? ''}/dashboard`;
     return mutate(async ({ tx, record }) => {
       const request = { workspaceId: actor.workspaceId, email: input.email, role: input.role, invitedBy: actor.label, dashboardUrl, ttlMs: settings.invitationTtlMs };
@@ -76,7 +76,7 @@ export const staffHandlers = implement(staffContract, {
     });
   },
   async acceptInvitation({ input, deps, request }) {
-    return withToken(await acceptInvitation(deps.db, staffSettings(), input, request, 'staffInvitations.accept'));
+    return withToken(await acceptInvitation(deps.db, deps.settings.staff, input, request, 'staffInvitations.accept'));
   },
   async listStaffUsers({ input, actor, deps }) {
     return listStaffUsers(deps.db, deps.cursors, actor.workspaceId, input);

@@ -8,7 +8,7 @@ import { createMutations, insertAuditEntries } from '../audit/index.js';
 import { ensureDefaultWorkspace } from '../workspaces/index.js';
 import { generateToken, hashPassword, hashToken, UNKNOWN_USER_HASH, verifyPassword } from './staff-secret.js';
 import type { StaffRoleName } from './staff-role.rules.js';
-import type { StaffSettings } from './staff-settings.js';
+import type { StaffSettings } from '../../contract/service-settings.js';
 import {
   deleteEndedSessions,
   findLiveSession,

@@ -2,15 +2,8 @@
 import { z } from 'zod';
 import { listEnvelope, Uuid } from '../../contract/common.schemas.js';
 import { defineOperation } from '../../contract/operation.js';
-import {
-  CreateVoucherBody,
-  GeneratedVouchers,
-  GenerateVouchersBody,
-  UpdateVoucherBody,
-  Voucher,
-  VoucherCodeParams,
-  VoucherListQuery,
-} from './voucher.schemas.js';
+import { GeneratedVouchers, GenerateVouchersBody, UpdateVoucherBody, Voucher, VoucherCodeParams, VoucherListQuery } from './voucher.schemas.js';
+import { CreateVoucherBody } from '../../contract/voucher-template.schemas.js';
 
 const tags = ['Vouchers'];
 

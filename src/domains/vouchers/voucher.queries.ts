@@ -7,7 +7,8 @@ import { keysetPage, type PageRequest } from '../../platform/pagination.js';
 import type { Schedule } from '../../contract/schedule.schemas.js';
 import type { Discount } from '../../contract/discount.schemas.js';
 import type { VoucherFields } from '../../checkout/voucher-template.rules.js';
-import type { UpdateVoucherBody, Voucher, VoucherType } from './voucher.schemas.js';
+import type { UpdateVoucherBody, Voucher } from './voucher.schemas.js';
+import type { VoucherType } from '../../contract/voucher-template.schemas.js';
 
 const COLUMN_NAMES = [
   'id', 'workspace_id', 'code', 'campaign_id', 'type', 'discount', 'currency', 'active', 'start_date', 'expiration_date',

@@ -3,10 +3,8 @@ import { z } from 'zod';
 import { Currency, ListQuery, Metadata, Money, Timestamp, Uuid, VoucherCode } from '../../contract/common.schemas.js';
 import {
   CodeConfig,
-  CreateVoucherBody,
   DATES_OUT_OF_ORDER,
   datesInOrder,
-  GiftCredits,
   PerCustomerLimit,
   Priority,
   RedemptionLimit,
@@ -14,22 +12,6 @@ import {
   voucherSettings,
   VoucherType,
 } from '../../contract/voucher-template.schemas.js';
-
-// The voucher vocabulary lives in contract/ (campaign templates share it); named here too for the voucher resource.
-export {
-  CodeConfig,
-  CreateVoucherBody,
-  DATES_OUT_OF_ORDER,
-  datesInOrder,
-  GiftCredits,
-  PerCustomerLimit,
-  Priority,
-  RedemptionLimit,
-  ValidationRuleIds,
-  VoucherTemplate,
-  VoucherType,
-} from '../../contract/voucher-template.schemas.js';
-export { VoucherCode };
 import { Schedule } from '../../contract/schedule.schemas.js';
 import { Discount } from '../../contract/discount.schemas.js';
 

@@ -20,7 +20,8 @@ import {
   updateVoucherActive,
   voucherStatisticsAreBehind,
 } from './voucher.queries.js';
-import type { CreateVoucherBody, GeneratedVouchers, GenerateVouchersBody, UpdateVoucherBody, Voucher } from './voucher.schemas.js';
+import type { GeneratedVouchers, GenerateVouchersBody, UpdateVoucherBody, Voucher } from './voucher.schemas.js';
+import type { CreateVoucherBody } from '../../contract/voucher-template.schemas.js';
 
 const CODE_DRAWS = 10;
 const GENERATION_ROUNDS = 8;

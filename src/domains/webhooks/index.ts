@@ -3,7 +3,7 @@
 export { webhookContract } from './webhook.contract.js';
 export { webhookHandlers } from './webhook.handlers.js';
 export { WebhookEndpoint, WebhookDelivery, WebhookAttempt } from './webhook.schemas.js';
-export { configureWebhooks, webhookSettings, webhookSettingsFrom, type WebhookSettings } from './webhook-settings.js';
+export { localWebhookSettings, webhookSettingsFrom } from './webhook-settings.js';
 export {
   startWebhookDelivery,
   webhookDeliveryQueue,

@@ -16,10 +16,11 @@ import {
 } from './webhook.service.js';
 
 export const webhookHandlers = implement(webhookContract, {
-  async createWebhook({ input, actor, mutate }) {
+  async createWebhook({ input, actor, deps, mutate }) {
     const { url, events, description, active } = input;
-    await assertTargetAllowed(url);
-    return mutate((unit) => createWebhook(unit, actor.workspaceId, { url, events, description, active }));
+    const settings = deps.settings.webhooks;
+    await assertTargetAllowed(settings, url);
+    return mutate((unit) => createWebhook(unit, settings, actor.workspaceId, { url, events, description, active }));
   },
   async listWebhooks({ input, actor, deps }) {
     return listEndpoints(deps.db, deps.cursors, actor.workspaceId, input);
@@ -27,16 +28,17 @@ export const webhookHandlers = implement(webhookContract, {
   async getWebhook({ input, actor, deps }) {
     return getWebhook(deps.db, actor.workspaceId, input.id);
   },
-  async updateWebhook({ input, actor, mutate }) {
+  async updateWebhook({ input, actor, deps, mutate }) {
     const { id, ...patch } = input;
-    if (patch.url !== undefined) await assertTargetAllowed(patch.url);
+    if (patch.url !== undefined) await assertTargetAllowed(deps.settings.webhooks, patch.url);
     return mutate((unit) => changeWebhook(unit, actor.workspaceId, id, patch));
   },
   async deleteWebhook({ input, actor, mutate }) {
     await mutate((unit) => removeWebhook(unit, actor.workspaceId, input.id));
   },
-  async rotateWebhookSecret({ input, actor, mutate }) {
-    return mutate((unit) => rotateWebhookSecret(unit, actor.workspaceId, input.id, input.overlapSeconds));
+  async rotateWebhookSecret({ input, actor, deps, mutate }) {
+    const settings = deps.settings.webhooks;
+    return mutate((unit) => rotateWebhookSecret(unit, settings, actor.workspaceId, input.id, input.overlapSeconds));
   },
   async listDeliveries({ input, actor, deps }) {
     if (!(await findEndpoint(deps.db, actor.workspaceId, input.id))) throw problem('not_found', 'no such webhook');

@@ -9,7 +9,7 @@ import { recentDeliveries, requestEventDelivery, requestReplay } from './deliver
 import { deleteEndpoint, findEndpoint, insertEndpoint, replaceEndpointSecret, updateEndpoint } from './webhook.queries.js';
 import type { CreateWebhookBody, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint } from './webhook.schemas.js';
 import { generateWebhookSecret, sealSecret } from './webhook-secret.js';
-import { webhookSettings } from './webhook-settings.js';
+import type { WebhookSettings } from '../../contract/service-settings.js';
 import { refuseTarget } from './webhook-target.js';
 
 const RECENT_DELIVERIES = 20;
@@ -20,8 +20,8 @@ const DELIVERY = 'webhook_delivery';
 const notFound = () => problem('not_found', 'no such webhook');
 
 /** Resolves the URL's host: call it before the unit of work, so no transaction waits on DNS. */
-export async function assertTargetAllowed(url: string): Promise<void> {
-  const reason = await refuseTarget(url, webhookSettings().allowPrivateTargets);
+export async function assertTargetAllowed(settings: WebhookSettings, url: string): Promise<void> {
+  const reason = await refuseTarget(url, settings.allowPrivateTargets);
   if (reason) throw invalidField('url', `the webhook URL ${reason}`);
 }
 
@@ -30,6 +30,7 @@ const subscription = (endpoint: WebhookEndpoint) => ({ webhookId: endpoint.id, u
 /** The target must have passed assertTargetAllowed. */
 export async function createWebhook(
   { tx, record, emit }: UnitOfWork,
+  settings: WebhookSettings,
   workspaceId: string,
   body: CreateWebhookBody,
 ): Promise<WebhookEndpoint & { secret: string }> {
@@ -41,7 +42,7 @@ export async function createWebhook(
     events: body.events,
     description: body.description,
     active: body.active,
-    sealedSecret: sealSecret(webhookSettings().secretsKey, id, secret),
+    sealedSecret: sealSecret(settings.secretsKey, id, secret),
   });
   record({ resourceType: ENDPOINT, resourceId: endpoint.id, after: endpoint });
   emit('webhook.created', subscription(endpoint));
@@ -74,6 +75,7 @@ export async function removeWebhook({ tx, record, emit }: UnitOfWork, workspaceI
 
 export async function rotateWebhookSecret(
   { tx, record, emit }: UnitOfWork,
+  settings: WebhookSettings,
   workspaceId: string,
   id: string,
   overlapSeconds: number,
@@ -81,7 +83,7 @@ export async function rotateWebhookSecret(
   const before = await findEndpoint(tx, workspaceId, id, { forUpdate: true });
   if (!before) throw notFound();
   const secret = generateWebhookSecret();
-  const endpoint = await replaceEndpointSecret(tx, workspaceId, id, sealSecret(webhookSettings().secretsKey, id, secret), overlapSeconds);
+  const endpoint = await replaceEndpointSecret(tx, workspaceId, id, sealSecret(settings.secretsKey, id, secret), overlapSeconds);
   if (!endpoint) throw notFound();
   // The entry shows when the secret changed and how long the previous one signs; the secrets stay out of it.
   record({ resourceType: ENDPOINT, resourceId: id, before, after: endpoint });

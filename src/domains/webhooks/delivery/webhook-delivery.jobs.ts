@@ -8,7 +8,7 @@ import { withTransaction, type Pool, type Sql } from '../../../platform/database
 import type { Logger } from '../../../platform/logger.js';
 import { inSpan, SpanKind, traceHeaders } from '../../../platform/tracing.js';
 import { openSecret } from '../webhook-secret.js';
-import type { WebhookSettings } from '../webhook-settings.js';
+import type { WebhookSettings } from '../../../contract/service-settings.js';
 import { createDeliveryClient, type AttemptResult } from './delivery-http.js';
 import {
   claimRequestedJobs,
