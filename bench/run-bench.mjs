@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { printCpuTable } from './cpu-table.mjs';
 import { compareSetting, printComparison } from './setting-compare.mjs';
 import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
@@ -56,7 +57,8 @@ const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
  * One scenario: warm-up, then the measured seconds. With `servicePid`, the CPU each part took meanwhile (from /proc), in
  * µs a request: the service's node threads (`web` its web thread alone), its PostgreSQL, and this load generator.
  */
-const picked = (name) => !ONLY.length || name.includes('fixed JSON') || name.startsWith('naive') || ONLY.some((w) => name.includes(w));
+// A naive-peer row runs with any selection, but its checkout row only with the service's checkout row.
+const picked = (name) => !ONLY.length || name.includes('fixed JSON') || (name.startsWith('naive') && !name.includes('checkout')) || ONLY.some((w) => name.includes(w));
 const requestsOf = (options) => ({ connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } });
 
 /** Load for the warm-up time, nothing measured (a scenario's first run must not pay for a cold process alone). */
@@ -92,42 +94,6 @@ async function load(name, options, servicePid) {
   };
   console.error(`  ${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
   return row;
-}
-
-/**
- * What this machine allows at the CPU each request took: with every CPU busy (the service, its PostgreSQL and the load
- * generator share them) at most cores / (CPU a request) requests a second, and a validate at most what one web thread
- * serves. A target above its ceiling needs less CPU a request or more CPUs; below it, a row that misses it waits on
- * something else (latency: a batch at a time per hot voucher row).
- */
-function printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack }) {
-  const cores = os.availableParallelism();
-  const rows = [
-    [hot, peerHot, 10, 'the peer'], [spreadRow, peerSpread, 8, 'the peer'], [gift, peerHot, 15, 'the peer'], [stack, peerHot, 8, 'the peer'], [validate, bare, 0.5, 'node:http'],
-  ].filter(([row, reference]) => row.cpu && reference.rps);
-  if (!rows.length) return;
-  const pad = (s, n) => String(s).padEnd(n);
-  console.log(`\nCPU a request (µs, from /proc during the measured seconds) and the most ${cores} CPUs allow at that cost:\n`);
-  console.log(`| ${pad('scenario', 28)} | ${pad('service (web thread)', 20)} | ${pad('PostgreSQL', 10)} | ${pad('load generator', 14)} | ${pad('CPUs busy', 9)} | ${pad('ceiling req/s', 13)} | ${pad('ceiling ratio', 30)} | ${pad('target', 6)} | ${pad('the target needs', 26)} |`);
-  console.log(`|${'-'.repeat(30)}|${'-'.repeat(22)}|${'-'.repeat(12)}|${'-'.repeat(16)}|${'-'.repeat(11)}|${'-'.repeat(15)}|${'-'.repeat(32)}|${'-'.repeat(8)}|${'-'.repeat(28)}|`);
-  for (const [row, reference, target, against] of rows) {
-    const { service, web, postgres, load: generator } = row.cpu;
-    const total = service + postgres + generator;
-    const allCpus = (cores * 1e6) / total;
-    // One web process (the bench's default): its web thread serves every request, so it alone caps a request that is
-    // mostly web thread. With more, the process read is the cluster's primary and only the CPUs' bound applies.
-    const oneWebThread = (process.env.WEB_PROCESSES ?? '1') === '1' && web > 0;
-    const ceiling = Math.round(oneWebThread ? Math.min(allCpus, 1e6 / web) : allCpus);
-    const bound = ceiling < Math.round(allCpus) ? 'web thread' : 'all CPUs';
-    const busy = (row.rps * total) / (cores * 1e6);
-    const times = (x) => `${x < 1 ? x.toFixed(2) : x.toFixed(1)}x`;
-    // The CPU a request may take for the target to fit: all parts on all CPUs, and the web thread on its one.
-    const goal = target * reference.rps;
-    const needs = bound === 'web thread' ? `web thread <= ${Math.floor(1e6 / goal)} µs` : `all parts <= ${Math.floor((cores * 1e6) / goal)} µs`;
-    console.log(
-      `| ${pad(row.name, 28)} | ${pad(`${service} (${web})`, 20)} | ${pad(postgres, 10)} | ${pad(generator, 14)} | ${pad(`${Math.round(busy * 100)} %`, 9)} | ${pad(ceiling, 13)} | ${pad(`${times(ceiling / reference.rps)} ${against} (${bound})`, 30)} | ${pad(times(target), 6)} | ${pad(needs, 26)} |`,
-    );
-  }
 }
 
 function rssOf(pid) {
@@ -185,10 +151,10 @@ async function main() {
   const peerPort = await freePort();
   await startReference('naive-peer.mjs', [String(peerPort), databaseUrl]);
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const seeded = await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null }) });
+  const seeded = await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null, customers: Array.from({ length: 1000 }, (_, i) => `shopper-${i}`) }) });
   if (seeded.status !== 200) throw new Error(`seeding the naive peer failed: ${seeded.status}`);
   const barePort = await freePort();
-  await startReference('fixed-json.mjs', ['bare', String(barePort)]);
+  const bareServer = await startReference('fixed-json.mjs', ['bare', String(barePort)]);
   const expressPort = await freePort();
   await startReference('fixed-json.mjs', ['express', String(expressPort)]);
 
@@ -197,7 +163,8 @@ async function main() {
   const pick = () => spread[Math.floor(Math.random() * spread.length)];
   const loadService = (name, options) => load(name, options, service.pid);
   console.error(`running: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`);
-  const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody });
+  // With its pid: bare node:http's own CPU a request, the unit the CPU table measures every row in.
+  const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody }, bareServer.pid);
   const expressRef = await load('express 5, fixed JSON', { url: `http://127.0.0.1:${expressPort}/x`, body: orderBody });
   const peerHot = await load('naive peer: redeem one hot code', { url: `${peerUrl}/vouchers/HOT/redemption`, headers: auth, body: orderBody });
   const peerSpread = await load('naive peer: redeem over 10,000 codes', {
@@ -226,6 +193,15 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } }) }) }],
   });
+  // The checkout shops really send: an Idempotency-Key, a returning customer, a 3-item order, one hot code; and the
+  // naive peer doing the same (its own customers and keys, one transaction a checkout).
+  const checkoutBody = () => {
+    const items = [0, 1, 2].map((i) => ({ productId: `p${i}-${Math.floor(Math.random() * 50)}`, quantity: 1 + (i % 2), price: 1000 + Math.floor(Math.random() * 3000) }));
+    return JSON.stringify({ order: { amount: items.reduce((a, x) => a + x.quantity * x.price, 0), currency: 'EUR', items }, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } });
+  };
+  const checkoutRequest = (path) => [{ method: 'POST', path, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: checkoutBody() }) }];
+  const peerCheckout = await load('naive peer: checkout (key, customer, 3 items)', { url: peerUrl, headers: auth, requests: checkoutRequest('/checkout/HOT/redemption') });
+  const checkout = await loadService('checkout: key, returning customer, 3 items', { url: baseUrl, headers: auth, requests: checkoutRequest('/api/v1/vouchers/HOT/redemption') });
   const hotNew = await loadService('redeem, hot code, new customer', {
     url: baseUrl,
     headers: auth,
@@ -334,7 +310,7 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
+    [validate, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [peerCheckout, null], [checkout, peerCheckout], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot],
     [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);
@@ -358,7 +334,7 @@ async function main() {
     `qualification with 20,000 tiers and vouchers: p99 < 20 ms at ${QUAL_RATE} req/s offered (${qualificationAtRate.p99} ms; ${qualification.p99} ms at saturation, ${qualification.rps} req/s; naive peer p99 ${peerQualification.p99} ms at ${peerQualification.rps} req/s)`,
     qualificationAtRate.rps > 0 && qualificationAtRate.p99 < 20,
   );
-  printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack });
+  printCpuTable({ bare, peerHot, peerSpread, peerCheckout, validate, hot, hotKeyed, hotReturning, checkout, hotNew, spreadRow, gift, points, stack }, check);
   printComparison('Insights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database)', 'rollup', rollupRows, check);
   printComparison('Metrics on against off (METRICS=off, a second process on the same database)', 'metrics', metricsRows, check);
   for (const p of partitionStats) {
