@@ -9,7 +9,8 @@ export const redemptionsPart = defineCommitPart({
   params: {
     workspaceIds: 'uuid[]', ids: 'uuid[]', voucherIds: 'uuid[]', voucherCodes: 'text[]', campaignIds: 'uuid[]',
     amounts: 'bigint[]', kinds: 'text[]', customerIds: 'uuid[]', orderIds: 'text[]', orderAmounts: 'bigint[]',
-    currencies: 'text[]', stackIds: 'uuid[]', metadata: 'jsonb[]', createdAt: 'timestamptz[]',
+    currencies: 'text[]', stackIds: 'uuid[]', metadata: 'jsonb[]', createdAt: 'timestamptz[]', points: 'bigint[]',
+    pointsEntryIds: 'uuid[]',
   },
   rows: (w) => w.redemptions.length,
   values: ({ redemptions: r }) => ({
@@ -17,16 +18,17 @@ export const redemptionsPart = defineCommitPart({
     voucherCodes: columnOf(r, 'voucherCode'), campaignIds: columnOf(r, 'campaignId'), amounts: columnOf(r, 'amount'),
     kinds: columnOf(r, 'kind'), customerIds: columnOf(r, 'customerId'), orderIds: columnOf(r, 'orderId'),
     orderAmounts: columnOf(r, 'orderAmount'), currencies: columnOf(r, 'currency'), stackIds: columnOf(r, 'stackId'),
-    metadata: r.map((row) => JSON.stringify(row.metadata)), createdAt: columnOf(r, 'createdAt'),
+    metadata: r.map((row) => JSON.stringify(row.metadata)), createdAt: columnOf(r, 'createdAt'), points: columnOf(r, 'points'),
+    pointsEntryIds: columnOf(r, 'pointsEntryId'),
   }),
   sql: (p) => ({
     cte: `red AS (
   INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
-                           order_amount, currency, stack_id, status, metadata, created_at)
-  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t
+                           order_amount, currency, stack_id, status, metadata, created_at, points, points_entry_id)
+  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t, pts, pe
     FROM unnest(${p.workspaceIds}, ${p.ids}, ${p.voucherIds}, ${p.voucherCodes}, ${p.campaignIds}, ${p.amounts}, ${p.kinds}, ${p.customerIds},
-                ${p.orderIds}, ${p.orderAmounts}, ${p.currencies}, ${p.stackIds}, ${p.metadata}, ${p.createdAt})
-         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t)
+                ${p.orderIds}, ${p.orderAmounts}, ${p.currencies}, ${p.stackIds}, ${p.metadata}, ${p.createdAt}, ${p.points}, ${p.pointsEntryIds})
+         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t, pts, pe)
   RETURNING 1
 )`,
     // Not a guard: see the guard order in batch-commit.sql.ts.
