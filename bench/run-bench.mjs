@@ -2,10 +2,11 @@
 // express 5 server and a naive express + pg peer on the same PostgreSQL, drives each with autocannon in one run and
 // prints one table (req/s, p50, p99, ratios to each reference), then the bulk figures: 1,000,000 codes generated and
 // inserted, and the service's RSS with them in the database and a bounded cache. The insights rollup is compared in
-// the same run: hot-code and spread redeem against a second service process on the same database started with
-// INSIGHTS_ROLLUP=false (each process measured on codes whose partition slots it holds itself, so nothing is forwarded
-// to the other), in the order on, off, off, on (BENCH_ROLLUP=0 skips); the second process then stops. Metrics alike:
-// validate, hot-code and spread redeem against a second process started with METRICS=off (BENCH_METRICS=0 skips).
+// the same run: hot-code and spread redeem on two service processes started for it on the same database, one with the
+// rollup and one with INSIGHTS_ROLLUP=false (each process measured on codes whose partition slots it holds itself, so
+// nothing is forwarded), in the order on, off, off, on (BENCH_ROLLUP=0 skips); both then stop. Metrics alike:
+// validate, hot-code and spread redeem, on against METRICS=off (BENCH_METRICS=0 skips). The CPU table (cpu-table.mjs)
+// measures every row in bare node:http's own CPU a request and checks the targets of issue 36.
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
 import { fork } from 'node:child_process';
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { printCpuTable } from './cpu-table.mjs';
 import { compareSetting, printComparison } from './setting-compare.mjs';
 import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
@@ -57,7 +59,8 @@ const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
  * One scenario: warm-up, then the measured seconds. With `servicePid`, the CPU each part took meanwhile (from /proc), in
  * µs a request: the service's node threads (`web` its web thread alone), its PostgreSQL, and this load generator.
  */
-const picked = (name) => !ONLY.length || name.includes('fixed JSON') || name.startsWith('naive') || ONLY.some((w) => name.includes(w));
+// A naive-peer row runs with any selection, but its checkout row only with the service's checkout row.
+const picked = (name) => !ONLY.length || name.includes('fixed JSON') || (name.startsWith('naive') && !name.includes('checkout')) || ONLY.some((w) => name.includes(w));
 const requestsOf = (options) => ({ connections: CONNECTIONS, method: 'POST', ...options, headers: { 'content-type': 'application/json', ...options.headers } });
 
 /** Load for the warm-up time, nothing measured (a scenario's first run must not pay for a cold process alone). */
@@ -93,42 +96,6 @@ async function load(name, options, servicePid) {
   };
   console.error(`  ${name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, non-2xx ${row.non2xx}, errors ${row.errors}`);
   return row;
-}
-
-/**
- * What this machine allows at the CPU each request took: with every CPU busy (the service, its PostgreSQL and the load
- * generator share them) at most cores / (CPU a request) requests a second, and a validate at most what one web thread
- * serves. A target above its ceiling needs less CPU a request or more CPUs; below it, a row that misses it waits on
- * something else (latency: a batch at a time per hot voucher row).
- */
-function printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack }) {
-  const cores = os.availableParallelism();
-  const rows = [
-    [hot, peerHot, 10, 'the peer'], [spreadRow, peerSpread, 8, 'the peer'], [gift, peerHot, 15, 'the peer'], [stack, peerHot, 8, 'the peer'], [validate, bare, 0.5, 'node:http'],
-  ].filter(([row, reference]) => row.cpu && reference.rps);
-  if (!rows.length) return;
-  const pad = (s, n) => String(s).padEnd(n);
-  console.log(`\nCPU a request (µs, from /proc during the measured seconds) and the most ${cores} CPUs allow at that cost:\n`);
-  console.log(`| ${pad('scenario', 28)} | ${pad('service (web thread)', 20)} | ${pad('PostgreSQL', 10)} | ${pad('load generator', 14)} | ${pad('CPUs busy', 9)} | ${pad('ceiling req/s', 13)} | ${pad('ceiling ratio', 30)} | ${pad('target', 6)} | ${pad('the target needs', 26)} |`);
-  console.log(`|${'-'.repeat(30)}|${'-'.repeat(22)}|${'-'.repeat(12)}|${'-'.repeat(16)}|${'-'.repeat(11)}|${'-'.repeat(15)}|${'-'.repeat(32)}|${'-'.repeat(8)}|${'-'.repeat(28)}|`);
-  for (const [row, reference, target, against] of rows) {
-    const { service, web, postgres, load: generator } = row.cpu;
-    const total = service + postgres + generator;
-    const allCpus = (cores * 1e6) / total;
-    // One web process (the bench's default): its web thread serves every request, so it alone caps a request that is
-    // mostly web thread. With more, the process read is the cluster's primary and only the CPUs' bound applies.
-    const oneWebThread = (process.env.WEB_PROCESSES ?? '1') === '1' && web > 0;
-    const ceiling = Math.round(oneWebThread ? Math.min(allCpus, 1e6 / web) : allCpus);
-    const bound = ceiling < Math.round(allCpus) ? 'web thread' : 'all CPUs';
-    const busy = (row.rps * total) / (cores * 1e6);
-    const times = (x) => `${x < 1 ? x.toFixed(2) : x.toFixed(1)}x`;
-    // The CPU a request may take for the target to fit: all parts on all CPUs, and the web thread on its one.
-    const goal = target * reference.rps;
-    const needs = bound === 'web thread' ? `web thread <= ${Math.floor(1e6 / goal)} µs` : `all parts <= ${Math.floor((cores * 1e6) / goal)} µs`;
-    console.log(
-      `| ${pad(row.name, 28)} | ${pad(`${service} (${web})`, 20)} | ${pad(postgres, 10)} | ${pad(generator, 14)} | ${pad(`${Math.round(busy * 100)} %`, 9)} | ${pad(ceiling, 13)} | ${pad(`${times(ceiling / reference.rps)} ${against} (${bound})`, 30)} | ${pad(times(target), 6)} | ${pad(needs, 26)} |`,
-    );
-  }
 }
 
 function rssOf(pid) {
@@ -187,10 +154,10 @@ async function main() {
   const peerPort = await freePort();
   await startReference('naive-peer.mjs', [String(peerPort), databaseUrl]);
   const peerUrl = `http://127.0.0.1:${peerPort}`;
-  const seeded = await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null }) });
+  const seeded = await fetch(`${peerUrl}/seed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ codes: ['HOT', ...spread], limit: null, customers: Array.from({ length: 1000 }, (_, i) => `shopper-${i}`) }) });
   if (seeded.status !== 200) throw new Error(`seeding the naive peer failed: ${seeded.status}`);
   const barePort = await freePort();
-  await startReference('fixed-json.mjs', ['bare', String(barePort)]);
+  const bareServer = await startReference('fixed-json.mjs', ['bare', String(barePort)]);
   const expressPort = await freePort();
   await startReference('fixed-json.mjs', ['express', String(expressPort)]);
 
@@ -199,7 +166,8 @@ async function main() {
   const pick = () => spread[Math.floor(Math.random() * spread.length)];
   const loadService = (name, options) => load(name, options, service.pid);
   console.error(`running: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per scenario`);
-  const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody });
+  // With its pid: bare node:http's own CPU a request, the unit the CPU table measures every row in.
+  const bare = await load('bare node:http, fixed JSON', { url: `http://127.0.0.1:${barePort}/x`, body: orderBody }, bareServer.pid);
   const expressRef = await load('express 5, fixed JSON', { url: `http://127.0.0.1:${expressPort}/x`, body: orderBody });
   const peerHot = await load('naive peer: redeem one hot code', { url: `${peerUrl}/vouchers/HOT/redemption`, headers: auth, body: orderBody });
   const peerSpread = await load('naive peer: redeem over 10,000 codes', {
@@ -235,6 +203,15 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } }) }) }],
   });
+  // The checkout shops really send: an Idempotency-Key, a returning customer, a 3-item order, one hot code; and the
+  // naive peer doing the same (its own customers and keys, one transaction a checkout).
+  const checkoutBody = () => {
+    const items = [0, 1, 2].map((i) => ({ productId: `p${i}-${Math.floor(Math.random() * 50)}`, quantity: 1 + (i % 2), price: 1000 + Math.floor(Math.random() * 3000) }));
+    return JSON.stringify({ order: { amount: items.reduce((a, x) => a + x.quantity * x.price, 0), currency: 'EUR', items }, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } });
+  };
+  const checkoutRequest = (path) => [{ method: 'POST', path, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: checkoutBody() }) }];
+  const peerCheckout = await load('naive peer: checkout (key, customer, 3 items)', { url: peerUrl, headers: auth, requests: checkoutRequest('/checkout/HOT/redemption') });
+  const checkout = await loadService('checkout: key, returning customer, 3 items', { url: baseUrl, headers: auth, requests: checkoutRequest('/api/v1/vouchers/HOT/redemption') });
   const hotNew = await loadService('redeem, hot code, new customer', {
     url: baseUrl,
     headers: auth,
@@ -245,7 +222,7 @@ async function main() {
     headers: auth,
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `/api/v1/vouchers/${pick()}/redemption`, body: orderBody }) }],
   });
-  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp, servicePid: service.pid };
+  const compared = { env, databaseUrl, baseUrl, auth, orderBody, spread, spreadOff, startService, api, load, warmUp };
   const rollupRows = ROLLUP_COMPARE ? await compareSetting({ name: 'rollup', offEnv: { INSIGHTS_ROLLUP: 'false' } }, ['hot', 'spread'], { ...compared, rounds: ROLLUP_ROUNDS }) : [];
   const metricsRows = METRICS_COMPARE ? await compareSetting({ name: 'metrics', offEnv: { METRICS: 'off' } }, ['validate', 'hot', 'spread'], { ...compared, rounds: METRICS_ROUNDS }) : [];
   const gift = await loadService('gift card redeem, hot card', { url: `${baseUrl}/api/v1/vouchers/GIFT/redemption`, headers: auth, body: JSON.stringify({ amount: 1 }) });
@@ -306,7 +283,14 @@ async function main() {
     return { amount: items.reduce((a, i) => a + i.price, 0), currency: Math.random() < 0.5 ? 'EUR' : 'USD', items };
   };
   const qualificationBody = () => JSON.stringify({ order: cartOf(), customer: { sourceId: 'bench-' + Math.floor(Math.random() * 2000) } });
-  const sampleAnswer = await (await fetch(`${baseUrl}/api/v1/qualifications`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: qualificationBody() })).json();
+  // Retried while 503: on a loaded machine the process may be taking its slots back after the comparisons.
+  let sampleAnswer;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const res = await fetch(`${baseUrl}/api/v1/qualifications`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: qualificationBody() });
+    sampleAnswer = await res.json();
+    if (res.status !== 503) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   if (!Array.isArray(sampleAnswer.data) || sampleAnswer.data.length === 0) throw new Error(`qualification answered nothing: ${JSON.stringify(sampleAnswer)}`);
   const QUAL_CONNECTIONS = 10;
   const peerQualification = await load('naive peer: qualification, 20k', {
@@ -345,7 +329,7 @@ async function main() {
   const ratio = (a, b) => (b.rps ? (a.rps / b.rps).toFixed(1) + 'x' : '-');
   const rows = [
     [bare, null], [expressRef, null], [peerHot, null], [peerSpread, null],
-    [validate, peerHot], [validateTargeted, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot], [stackPreview, peerHot],
+    [validate, peerHot], [validateTargeted, peerHot], [hot, peerHot], [hotKeyed, peerHot], [hotReturning, peerHot], [peerCheckout, null], [checkout, peerCheckout], [hotNew, peerHot], [spreadRow, peerSpread], [gift, peerHot], [points, peerHot], [stack, peerHot], [stackPreview, peerHot],
     [peerQualification, null], [qualification, peerQualification], [qualificationAtRate, peerQualification], [deal10, peerQualification], [deal20, peerQualification],
   ];
   const pad = (s, n) => String(s).padEnd(n);
@@ -371,9 +355,9 @@ async function main() {
   );
   console.log(`info  stack preview against the stack it previews: ${ratio(stackPreview, stack)} (${stackPreview.rps} / ${stack.rps} req/s; p99 ${stackPreview.p99} / ${stack.p99} ms)`);
   for (const [n, row] of [[10, deal10], [20, deal20]]) check(`best deal over ${n} offers: p99 < 20 ms at ${BEST_DEAL_RATE} req/s offered (${row.p99} ms, ${row.rps} req/s)`, row.rps > 0 && row.p99 < 20);
-  printCeilings({ bare, peerHot, peerSpread, validate, hot, spreadRow, gift, stack });
-  printComparison('Insights rollup on against off (INSIGHTS_ROLLUP=false, a second process on the same database)', 'rollup', rollupRows, check);
-  printComparison('Metrics on against off (METRICS=off, a second process on the same database)', 'metrics', metricsRows, check);
+  printCpuTable({ bare, peerHot, peerSpread, peerCheckout, validate, hot, hotKeyed, hotReturning, checkout, hotNew, spreadRow, gift, points, stack }, check);
+  printComparison('Insights rollup on against off (INSIGHTS_ROLLUP=false; two processes started for it on the same database)', 'rollup', rollupRows, check);
+  printComparison('Metrics on against off (METRICS=off; two processes started for it on the same database)', 'metrics', metricsRows, check);
   for (const p of partitionStats) {
     console.log(`partition ${p.partition}: ${p.batches} batches, ${p.averageBatch} writes per batch, ${p.averageCommitMs} ms per commit, ${p.guardRetries} guard retries, ${p.cached} vouchers cached`);
   }

@@ -24,13 +24,28 @@ const REST_LOCATIONS: InputLocations = { params: 'path', query: 'query', body: '
 // PostgreSQL text and jsonb cannot hold NUL characters or unpaired UTF-16 surrogates: refused here, with the field
 // named, before a value can reach SQL (where it would fail a whole group-committed batch).
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// What every unstorable text holds, tested first: one character class (no lookaround) clears nearly every string.
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+const unstorable = (text: string) => SUSPECT.test(text) && UNSTORABLE.test(text);
 
+/** Whether any text (value or property name) in `value` is unstorable: no path built, nothing allocated. */
+function holdsUnstorable(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return unstorable(value);
+  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (unstorable(key) || holdsUnstorable((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/** Where the first unstorable text is, for the refusal (walked only once holdsUnstorable found one). */
 function findUnstorable(value: unknown, path: string, depth = 0): string | undefined {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined;
+  if (typeof value === 'string') return unstorable(value) ? path : undefined;
   if (depth > 64 || value === null || typeof value !== 'object') return undefined;
   for (const [key, item] of Object.entries(value)) {
     const at = `${path}.${key}`;
-    if (UNSTORABLE.test(key)) return at;
+    if (unstorable(key)) return at;
     const found = findUnstorable(item, at, depth + 1);
     if (found) return found;
   }
@@ -153,15 +168,16 @@ function freeFormProblem(operation: Operation, raw: RawRequestParts, where: Inpu
     if (!schema || raw[part] === undefined) continue;
     for (const path of cachedFreeFormPaths(schema)) {
       for (const { value, at } of valuesAt(raw[part], path)) {
-        const field = [where[part], ...at].filter(Boolean).join('.');
+        // Named only for a refusal: most requests have none.
+        const field = () => [where[part], ...at].filter(Boolean).join('.');
         if (jsonDepth(value) > MAX_FREE_FORM_DEPTH) {
-          return new ProblemError('invalid_request', `${field} nests deeper than ${MAX_FREE_FORM_DEPTH} levels`, {
-            errors: [{ path: field, message: `free-form JSON is at most ${MAX_FREE_FORM_DEPTH} levels deep` }],
+          return new ProblemError('invalid_request', `${field()} nests deeper than ${MAX_FREE_FORM_DEPTH} levels`, {
+            errors: [{ path: field(), message: `free-form JSON is at most ${MAX_FREE_FORM_DEPTH} levels deep` }],
           });
         }
         if (Buffer.byteLength(JSON.stringify(value) ?? '') > MAX_FREE_FORM_BYTES) {
-          return new ProblemError('invalid_request', `${field} is larger than ${MAX_FREE_FORM_BYTES / 1024} KiB`, {
-            errors: [{ path: field, message: `free-form JSON is at most ${MAX_FREE_FORM_BYTES} bytes as JSON text` }],
+          return new ProblemError('invalid_request', `${field()} is larger than ${MAX_FREE_FORM_BYTES / 1024} KiB`, {
+            errors: [{ path: field(), message: `free-form JSON is at most ${MAX_FREE_FORM_BYTES} bytes as JSON text` }],
           });
         }
       }
@@ -187,9 +203,9 @@ export function parseOperationInput(operation: Operation, raw: RawRequestParts, 
   }
   const input = { ...body, ...parse(operation.query, raw.query, where.query), ...parse(operation.params, raw.params, where.params) };
   if (errors.length) throw new ProblemError('invalid_request', 'the request is invalid', { errors });
-  const unstorable = findUnstorable(input, 'input');
-  if (unstorable) {
-    const field = unstorable.replace(/^input\.?/, '');
+  const found = holdsUnstorable(input) ? findUnstorable(input, 'input') : undefined;
+  if (found) {
+    const field = found.replace(/^input\.?/, '');
     throw new ProblemError('invalid_request', 'text must not contain NUL characters or unpaired surrogates', {
       errors: [{ path: field, message: 'contains a NUL character or an unpaired surrogate' }],
     });

@@ -173,8 +173,11 @@ describe('customers at checkout', () => {
     try {
       const names = ['new-1', 'new-2', 'new-3', 'new-1', 'known', 'new-4', 'new-2'];
       const upsert = customerUpserter(pool);
-      const customers = await Promise.all(names.map((sourceId, i) => upsert({ workspaceId, ref: { sourceId, metadata: { tier: i % 2 ? 'silver' : 'gold' } } })));
+      const upserted = await Promise.all(names.map((sourceId, i) => upsert({ workspaceId, ref: { sourceId, metadata: { tier: i % 2 ? 'silver' : 'gold' } } })));
+      const customers = upserted.map((u) => u!.customer);
       expect(transactions()).toBe(1);
+      // Each created customer comes with the segments its creation put it in (a checkout reads it no more); a known one without.
+      expect(upserted.map((u) => u!.segments)).toEqual([[gold.id], [], [gold.id], [gold.id], undefined, [], []]);
       expect(customers.map((c) => c!.sourceId)).toEqual(names);
       expect(customers[0]!.id).toBe(customers[3]!.id);
       expect(customers[1]!.id).toBe(customers[6]!.id);
@@ -192,6 +195,20 @@ describe('customers at checkout', () => {
     );
     expect(rows.map((r) => r.source_id)).toEqual(['new-1', 'new-3']);
     expect(entered).toHaveLength(2);
+  });
+
+  it('decides a new customer\'s redemption by the AUTO segments its creation put it in, without reading it again', async () => {
+    const { api } = await service.newWorkspace();
+    const vip = (await api.post('/api/v1/segments', { name: 'VIP', type: 'AUTO', conditions: { field: 'customer.metadata.tier', op: 'eq', value: 'gold' } })).body;
+    const rule = (await api.post('/api/v1/validation-rules', { name: 'VIP only', conditions: { field: 'customer.segments', op: 'contains', value: vip.id } })).body;
+    await api.post('/api/v1/vouchers', { code: 'VIP-ONLY', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', validationRuleIds: [rule.id] });
+    const redeem = (sourceId: string, tier: string) =>
+      api.post('/api/v1/vouchers/VIP-ONLY/redemption', { order: { amount: 1000, currency: 'EUR' }, customer: { sourceId, metadata: { tier } } });
+    // Racing in one turn: the golds are created in one transaction, each taken into VIP, and redeem; the silvers do not.
+    const answers = await Promise.all([...Array.from({ length: 6 }, (_, i) => redeem(`vip-${i}`, 'gold')), ...Array.from({ length: 4 }, (_, i) => redeem(`plain-${i}`, 'silver'))]);
+    expect(answers.map((a) => a.body.ok)).toEqual([true, true, true, true, true, true, false, false, false, false]);
+    // A returning gold customer, read as before.
+    expect((await redeem('vip-0', 'gold')).body.ok).toBe(true);
   });
 
   it('fails only the new customer PostgreSQL refuses, the others of its turn created', async () => {
@@ -215,7 +232,7 @@ describe('customers at checkout', () => {
       const [one, two] = await Promise.all(
         [names, [...names].reverse()].map((order) => withTransaction(service.pool, (tx) => upsertCustomersBySourceId(tx, order.map((sourceId) => ({ workspaceId, ref: { sourceId } }))))),
       );
-      expect(new Set([...one!, ...two!].map((c) => c.id)).size).toBe(1_000);
+      expect(new Set([...one!, ...two!].map((c) => c.customer.id)).size).toBe(1_000);
     }
     expect(await eventsOf(workspaceId, 'customer.created')).toHaveLength(4_000);
   });

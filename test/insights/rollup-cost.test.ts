@@ -36,6 +36,7 @@ describe('insights rollup cost in the commit statement', () => {
           const redemptions: RedemptionRow[] = Array.from({ length: size }, () => ({
             workspaceId, id: randomUUID(), voucherId: voucher.id, voucherCode: code, campaignId: null, amount: 100, kind: 'DISCOUNT',
             customerId: null, orderId: null, orderAmount: 1_000, currency: 'EUR', stackId: null, metadata: {}, createdAt,
+            points: null, pointsEntryId: null,
           }));
           const rollup: RollupDelta = { workspaceId, campaignId: null, currency: 'EUR', hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000), redemptions: size, discountAmount: 100 * size, giftAmount: 0, rollbacks: 0, rolledBackDiscount: 0, rolledBackGift: 0 };
           const writes: BatchWrites = {

@@ -209,6 +209,33 @@ describe('pay with points', () => {
     expect(refilled.rows.map((r) => Number(r.remaining))).toEqual([100, 50, 0]);
   });
 
+  it('writes each paying redemption once, with its points and its ledger entry (no update after the debit)', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await payingProgram(api);
+    const card = await memberWith(api, programId, 10_000);
+    // Every update of a redemption's points or entry id is logged while this test runs.
+    const log = `points_updates_${randomUUID().slice(0, 8)}`;
+    await service.pool.query(`CREATE TABLE ${log} (id uuid)`);
+    await service.pool.query(`CREATE FUNCTION ${log}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO ${log} VALUES (NEW.id); RETURN NEW; END $$`);
+    await service.pool.query(`CREATE TRIGGER ${log} BEFORE UPDATE OF points, points_entry_id ON redemptions FOR EACH ROW EXECUTE FUNCTION ${log}()`);
+    try {
+      const results = await Promise.all(Array.from({ length: 20 }, () => api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(50), idempotencyKey: randomUUID() })));
+      expect(results.every((r) => r.body.ok)).toBe(true);
+      expect((await service.pool.query(`SELECT count(*)::int AS n FROM ${log}`)).rows[0].n).toBe(0);
+    } finally {
+      await service.pool.query(`DROP TRIGGER ${log} ON redemptions; DROP FUNCTION ${log}(); DROP TABLE ${log}`);
+    }
+    const { rows } = await service.pool.query<{ points: string; source_id: string; id: string; amount: string }>(
+      `SELECT r.points, e.source_id, r.id, e.amount FROM redemptions r JOIN loyalty_ledger_entries e ON e.id = r.points_entry_id WHERE r.voucher_id = $1`,
+      [card.id],
+    );
+    expect(rows).toHaveLength(20);
+    for (const row of rows) {
+      expect(row.source_id).toBe(row.id);
+      expect(Number(row.amount)).toBe(-Number(row.points));
+    }
+  });
+
   it('a validation session reserves the points it would take; another checkout cannot use them', async () => {
     const { api } = await service.newWorkspace();
     const card = await memberWith(api, await payingProgram(api), 1_000);

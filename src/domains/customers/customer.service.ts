@@ -120,11 +120,20 @@ export interface CustomerUpsert {
 }
 
 /**
+ * A customer an upsert by sourceId answers; `segments` when this upsert created it: every segment it is in (its AUTO
+ * segments, decided in the creating transaction), so a checkout need not read it again.
+ */
+export interface UpsertedCustomer {
+  customer: Customer;
+  segments?: readonly string[];
+}
+
+/**
  * upsertCustomer for many references by sourceId, in the caller's transaction: workspace by workspace (in id order),
  * see upsertWorkspaceCustomers; each reference's customer in order.
  */
-export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly CustomerUpsert[]): Promise<Customer[]> {
-  const found = new Map<string, Map<string, Customer>>();
+export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly CustomerUpsert[]): Promise<UpsertedCustomer[]> {
+  const found = new Map<string, Map<string, UpsertedCustomer>>();
   for (const workspaceId of [...new Set(upserts.map((u) => u.workspaceId))].sort()) {
     const refs = upserts.filter((u) => u.workspaceId === workspaceId).map((u) => u.ref);
     found.set(workspaceId, await upsertWorkspaceCustomers(tx, workspaceId, refs));
@@ -136,20 +145,23 @@ export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly Custo
  * The customers of one workspace these references name, by sourceId: the new ones inserted in one statement with
  * their customer.created events and AUTO segments (the first reference of a sourceId gives its fields), the others read.
  */
-async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: ReadonlyArray<CustomerUpsert['ref']>): Promise<Map<string, Customer>> {
-  const found = new Map<string, Customer>();
+async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: ReadonlyArray<CustomerUpsert['ref']>): Promise<Map<string, UpsertedCustomer>> {
+  const found = new Map<string, UpsertedCustomer>();
   const wanted = new Map<string, CustomerUpsert['ref']>();
   for (const ref of refs) if (!wanted.has(ref.sourceId)) wanted.set(ref.sourceId, ref);
   for (let attempt = 0; attempt < UPSERT_ATTEMPTS && wanted.size > 0; attempt++) {
     const created = await insertCustomersIfAbsent(tx, workspaceId, [...wanted.values()]);
     if (created.length > 0) {
       await recordEvents(tx, created.map((c) => ({ workspaceId, type: 'customer.created' as const, payload: customerCreatedPayload(c) })));
-      await refreshCustomersSegments(tx, workspaceId, created.map(withoutSegments));
+      const segments = await refreshCustomersSegments(tx, workspaceId, created.map(withoutSegments));
+      for (const c of created) {
+        found.set(c.sourceId!, { customer: c, segments: segments.get(c.id) ?? [] });
+        wanted.delete(c.sourceId!);
+      }
     }
-    for (const c of created) wanted.delete(c.sourceId!);
     const existing = wanted.size === 0 ? [] : await findCustomersBySourceIds(tx, workspaceId, [...wanted.keys()]);
-    for (const c of [...created, ...existing]) {
-      found.set(c.sourceId!, c);
+    for (const c of existing) {
+      found.set(c.sourceId!, { customer: c });
       wanted.delete(c.sourceId!);
     }
   }
@@ -162,10 +174,13 @@ async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: Read
  * share one transaction (one commit) and one insert per workspace; should it fail, each is tried in its own. One per
  * pool.
  */
-export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<Customer | undefined> {
+export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<UpsertedCustomer | undefined> {
   return turnBatched(
     (upserts) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts)),
-    ({ workspaceId, ref }) => withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref)),
+    async ({ workspaceId, ref }) => {
+      const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
+      return customer && { customer };
+    },
   );
 }
 

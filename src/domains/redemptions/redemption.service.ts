@@ -27,9 +27,12 @@ export function checkoutCustomers(db: Pool): CheckoutCustomers {
       if (!ref) return NO_CUSTOMER;
       const found = await facts({ workspaceId, ref });
       if (found || ref.id !== undefined || ref.sourceId === undefined) return previewCustomer(ref, found);
-      const customer = await upsert({ workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
-      if (!customer) return { id: null, given: true };
-      // Created just now: automatic segments may have taken it in, in the creating transaction.
+      const upserted = await upsert({ workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
+      if (!upserted) return { id: null, given: true };
+      const { customer, segments } = upserted;
+      // Created by this upsert: its segments are those the creating transaction put it in, no need to read them.
+      if (segments) return known({ ...customer, segments });
+      // Created meanwhile by another request: read as any returning customer.
       const created = await facts({ workspaceId, ref: { id: customer.id } });
       return created ? known(created) : { id: customer.id, given: true };
     },

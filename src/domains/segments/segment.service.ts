@@ -138,23 +138,29 @@ export async function refreshCustomerSegments(tx: Sql, workspaceId: string, cust
 
 /**
  * refreshCustomerSegments for several customers of the workspace: the lock taken, the AUTO segments and the customers'
- * memberships read once.
+ * memberships read once. Answers the AUTO segments each customer is in afterwards (by customer id; the transaction
+ * holds the membership lock until it ends, so they stay so until then): for a customer this transaction created, every
+ * segment it is in (nothing else can have added one yet), which a checkout uses instead of reading it again.
  */
-export async function refreshCustomersSegments(tx: Sql, workspaceId: string, customers: readonly (CustomerFacts & { id: string })[]): Promise<void> {
-  if (customers.length === 0) return;
+export async function refreshCustomersSegments(tx: Sql, workspaceId: string, customers: readonly (CustomerFacts & { id: string })[]): Promise<Map<string, string[]>> {
+  const autoSegmentsOf = new Map<string, string[]>();
+  if (customers.length === 0) return autoSegmentsOf;
   await lockSegmentMembership(tx, workspaceId, 'shared');
   const segments = await findAutoSegments(tx, workspaceId);
-  if (segments.length === 0) return;
+  for (const customer of customers) autoSegmentsOf.set(customer.id, []);
+  if (segments.length === 0) return autoSegmentsOf;
   const memberships = await findCustomersSegmentIds(tx, workspaceId, customers.map((c) => c.id));
   for (const customer of customers) {
     const current = new Set(memberships.get(customer.id));
     const holds = new Set(segments.filter((s) => evaluateConditions(s.conditions, { customer: { ...customer, segments: [] } }).ok).map((s) => s.id));
+    autoSegmentsOf.set(customer.id, [...holds]);
     const enter = [...holds].filter((id) => !current.has(id));
     const leave = segments.map((s) => s.id).filter((id) => current.has(id) && !holds.has(id));
     if (enter.length === 0 && leave.length === 0) continue;
     const { entered, left } = await setCustomerMemberships(tx, workspaceId, customer.id, { enter, leave });
     await recordEvents(tx, membershipEvents(workspaceId, { entered: entered.map((s) => [customer.id, s]), left: left.map((s) => [customer.id, s]) }));
   }
+  return autoSegmentsOf;
 }
 
 /** Customer writes that change no AUTO segment membership (a deletion) still wait for a running computation. */

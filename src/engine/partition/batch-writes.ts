@@ -38,6 +38,9 @@ export interface RedemptionRow {
   itemDiscounts?: number[] | null | undefined;
   metadata: Record<string, unknown>;
   createdAt: Date;
+  /** Pay with points: the points taken and the loyalty ledger entry the batch's debit writes under this id. */
+  points: number | null;
+  pointsEntryId: string | null;
 }
 
 export interface RollbackRow {

@@ -10,6 +10,7 @@ export const redemptionsPart = defineCommitPart({
     workspaceIds: 'uuid[]', ids: 'uuid[]', voucherIds: 'uuid[]', voucherCodes: 'text[]', campaignIds: 'uuid[]',
     amounts: 'bigint[]', kinds: 'text[]', customerIds: 'uuid[]', orderIds: 'text[]', orderAmounts: 'bigint[]',
     currencies: 'text[]', stackIds: 'uuid[]', metadata: 'jsonb[]', createdAt: 'timestamptz[]', itemDiscounts: 'jsonb[]',
+    points: 'bigint[]', pointsEntryIds: 'uuid[]',
   },
   rows: (w) => w.redemptions.length,
   values: ({ redemptions: r }) => ({
@@ -19,15 +20,17 @@ export const redemptionsPart = defineCommitPart({
     orderAmounts: columnOf(r, 'orderAmount'), currencies: columnOf(r, 'currency'), stackIds: columnOf(r, 'stackId'),
     metadata: r.map((row) => JSON.stringify(row.metadata)), createdAt: columnOf(r, 'createdAt'),
     itemDiscounts: r.map((row) => (row.itemDiscounts ? JSON.stringify(row.itemDiscounts) : null)),
+    points: columnOf(r, 'points'), pointsEntryIds: columnOf(r, 'pointsEntryId'),
   }),
   sql: (p) => ({
     cte: `red AS (
   INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, campaign_id, amount, kind, customer_id, order_id,
-                           order_amount, currency, stack_id, status, metadata, created_at, item_discounts)
-  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t, d
+                           order_amount, currency, stack_id, status, metadata, created_at, item_discounts, points, points_entry_id)
+  SELECT w, i, v, c, camp, a, k, cu, o, oa, cur, s, 'SUCCEEDED', m, t, d, pts, pe
     FROM unnest(${p.workspaceIds}, ${p.ids}, ${p.voucherIds}, ${p.voucherCodes}, ${p.campaignIds}, ${p.amounts}, ${p.kinds}, ${p.customerIds},
-                ${p.orderIds}, ${p.orderAmounts}, ${p.currencies}, ${p.stackIds}, ${p.metadata}, ${p.createdAt}, ${p.itemDiscounts})
-         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t, d)
+                ${p.orderIds}, ${p.orderAmounts}, ${p.currencies}, ${p.stackIds}, ${p.metadata}, ${p.createdAt}, ${p.itemDiscounts}, ${p.points},
+                ${p.pointsEntryIds})
+         AS r(w, i, v, c, camp, a, k, cu, o, oa, cur, s, m, t, d, pts, pe)
   RETURNING 1
 )`,
     // Not a guard: see the guard order in batch-commit.sql.ts.

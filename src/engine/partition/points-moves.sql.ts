@@ -5,11 +5,15 @@
 // whole batch stale, and the partition decides again on the card read anew.
 import type { Sql } from '../../platform/database.js';
 
-/** A loyalty card paying a redemption: `points` debited under the redemption, which records them and the entry. */
+/**
+ * A loyalty card paying a redemption: `points` debited under the redemption, in the ledger entry `entryId` (the id the
+ * redemption row was inserted with).
+ */
 export interface PointsDebit {
   workspaceId: string;
   memberId: string;
   redemptionId: string;
+  entryId: string;
   points: number;
   orderId: string | null;
 }
@@ -23,35 +27,28 @@ export interface PointsRefund {
 
 /**
  * Debits every card; false when one balance did not cover its points (nothing then may commit). A card paying several
- * redemptions of the batch is debited once for all of them (loyalty_debit_many: one update of the card and of each
- * bucket, an entry per redemption), cards in id order. The redemptions are found by `id = ANY(...)`: joined on the
- * debits alone, the generic plan (estimating 10,000 debits) scanned the whole redemptions table at every batch.
+ * redemptions of the batch is debited once for all of them (loyalty_debit_many_as: one update of the card and of each
+ * bucket, an entry per redemption under the id its redemption row already holds), cards in id order.
  */
 export async function debitPoints(tx: Sql, debits: readonly PointsDebit[]): Promise<boolean> {
   if (debits.length === 0) return true;
-  // Planned at each call, not prepared: a generic plan made while `redemptions` was nearly empty updated the rows by a
-  // sequential scan of the whole table, per batch, as it grew (see hot-path.sql.ts).
+  // Planned at each call, not prepared, as the engine's other lookups in growing tables (see hot-path.sql.ts).
   const { rows } = await tx.query<{ n: number }>(
     `WITH r AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bigint[], $5::text[]) WITH ORDINALITY AS r(ws, card, id, points, order_id, n)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::bigint[], $6::text[]) WITH ORDINALITY AS r(ws, card, id, entry, points, order_id, n)
      ), cards AS (
-       SELECT ws, card, array_agg(id ORDER BY n) AS ids, array_agg(points ORDER BY n) AS points,
+       SELECT ws, card, array_agg(entry ORDER BY n) AS entries, array_agg(points ORDER BY n) AS points,
               array_agg(id::text ORDER BY n) AS sources, array_agg(order_id ORDER BY n) AS orders
          FROM r GROUP BY ws, card ORDER BY card
-     ), d AS MATERIALIZED (
-       SELECT c.ids[x.n] AS id, c.points[x.n] AS points, x.entry_id
-         FROM cards c
-         CROSS JOIN LATERAL loyalty_debit_many(c.ws, c.card, c.points, 'REDEMPTION', 'redemption', c.sources, c.orders, NULL) AS x
-     ), upd AS (
-       UPDATE redemptions red SET points = d.points, points_entry_id = d.entry_id
-         FROM d WHERE red.id = ANY($3::uuid[]) AND red.id = d.id
-       RETURNING 1
      )
-     SELECT count(*)::int AS n FROM upd`,
+     SELECT count(*)::int AS n
+       FROM cards c
+       CROSS JOIN LATERAL loyalty_debit_many_as(c.ws, c.card, c.entries, c.points, 'REDEMPTION', 'redemption', c.sources, c.orders, NULL) AS x`,
     [
       debits.map((d) => d.workspaceId),
       debits.map((d) => d.memberId),
       debits.map((d) => d.redemptionId),
+      debits.map((d) => d.entryId),
       debits.map((d) => d.points),
       debits.map((d) => d.orderId),
     ],

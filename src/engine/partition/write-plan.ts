@@ -109,8 +109,10 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
   if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
   const points = kind === 'POINTS' ? (draft.points ?? 0) : 0;
-  if (points > 0) {
-    plan.pointsDebits.push({ workspaceId: v.workspaceId, memberId: v.id, redemptionId: id, points, orderId: order?.id ?? null });
+  // The debit's ledger entry gets its id here, so the redemption row is inserted with it (no update after the debit).
+  const pointsEntryId = points > 0 ? uuidv7() : null;
+  if (pointsEntryId) {
+    plan.pointsDebits.push({ workspaceId: v.workspaceId, memberId: v.id, redemptionId: id, entryId: pointsEntryId, points, orderId: order?.id ?? null });
     plan.events.push({
       workspaceId: v.workspaceId,
       type: 'loyalty.points.spent',
@@ -140,6 +142,8 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
     itemDiscounts: draft.itemDiscounts ?? null,
     metadata: draft.metadata ?? {},
     createdAt,
+    points: pointsEntryId ? points : null,
+    pointsEntryId,
   });
   plan.events.push({
     workspaceId: v.workspaceId,
