@@ -5,7 +5,7 @@
 // same state gives what they said.
 import { bestDeal } from '../../checkout/best-deal.rules.js';
 import { orderTotals, refusalFields } from '../../checkout/redemption.rules.js';
-import { evaluateStack, type StackEvaluation } from '../../checkout/stack.rules.js';
+import { evaluateStack, type StackEntry, type StackEvaluation } from '../../checkout/stack.rules.js';
 import type { Order } from '../../contract/checkout.schemas.js';
 import type { StackQuestion } from '../../contract/engine-port.js';
 import type { BestDeal, BestDealVoucher, StackPreview } from '../../contract/stack-preview.schemas.js';
@@ -20,22 +20,26 @@ export function previewOf(evaluation: StackEvaluation, order: Order): StackPrevi
 
 export async function previewStack(router: PartitionRouter, question: StackQuestion, now: () => number = Date.now): Promise<StackPreview> {
   const vouchers = resolveVouchers(question.vouchers);
-  const decide = async () => {
-    const entries = await stackEntries(router, question.workspaceId, vouchers, question.customer);
-    return { entries, evaluation: evaluateStack(entries, question.order, question.stackLimit, now()) };
-  };
-  let { entries, evaluation } = await decide();
-  // A budget refusal is made on figures read again, as a partition makes it: the stack right after reads the same.
-  if (!evaluation.ok && evaluation.failure?.code === 'campaign_budget_exhausted') {
-    await rereadBudgets(router, question.workspaceId, vouchers, entries);
-    ({ entries, evaluation } = await decide());
-  }
-  return previewOf(evaluation, question.order);
+  const entries = await freshEntries(router, question, vouchers);
+  return previewOf(evaluateStack(entries, question.order, question.stackLimit, now()), question.order);
+}
+
+/**
+ * The entries on the partitions' state, with every campaign budget among them read again first. A partition's budget
+ * figures may lag uses made through another partition in either direction; a redemption finds out from its commit's
+ * guard (or, on a refusal, by reading them again) and decides again on fresh figures, so a preview that must equal it
+ * decides on fresh figures from the start. One read per budgeted campaign; entries without a budget are read once.
+ */
+async function freshEntries(router: PartitionRouter, question: StackQuestion, vouchers: ReturnType<typeof resolveVouchers>): Promise<StackEntry[]> {
+  const entries = await stackEntries(router, question.workspaceId, vouchers, question.customer);
+  if (!entries.some((e) => e.voucher?.campaign?.budget)) return entries;
+  await rereadBudgets(router, question.workspaceId, vouchers, entries);
+  return stackEntries(router, question.workspaceId, vouchers, question.customer);
 }
 
 /** Of the offers given (codes and tiers), the allowed stack with the largest discount (checkout/best-deal.rules.ts). */
 export async function bestStack(router: PartitionRouter, question: StackQuestion, now: () => number = Date.now): Promise<BestDeal> {
-  const entries = await stackEntries(router, question.workspaceId, resolveVouchers(question.vouchers), question.customer);
+  const entries = await freshEntries(router, question, resolveVouchers(question.vouchers));
   const found = bestDeal(entries, question.order, question.stackLimit, now());
   const named = (v: StackVoucher): BestDealVoucher => (v.tierId !== undefined ? { tierId: v.tierId } : { code: v.code! });
   return { vouchers: found.members.map((i) => named(question.vouchers[i]!)), order: orderTotals(question.order, found.evaluation.state), exact: found.exact };
