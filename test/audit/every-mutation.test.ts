@@ -121,6 +121,7 @@ describe('the audit log of every mutation', () => {
 
     const order = await write('orders.create', { amount: 1_000, currency: 'EUR', customer: { id: customer.id } });
     await write('orders.update', { id: order.id, status: 'PAID' });
+    await write('orders.return', { id: order.id, amount: 100, idempotencyKey: 'aud-return' });
 
     const segment = await write('segments.create', { name: 'friends', type: 'STATIC' });
     await write('segments.update', { id: segment.id, name: 'close friends' });

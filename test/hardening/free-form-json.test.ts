@@ -39,6 +39,7 @@ const BASE: Record<string, () => Record<string, unknown>> = {
   'vouchers.validate': () => ({ code: 'FF-CODE', order: ORDER(), customer: { id: made.customer } }),
   'redemptions.redeem': () => ({ code: 'FF-CODE', order: ORDER(), customer: { id: made.customer } }),
   'redemptions.stack': () => ({ vouchers: [{ code: 'FF-CODE' }], order: ORDER(), customer: { id: made.customer }, idempotencyKey: randomUUID() }),
+  'redemptions.validateStack': () => ({ vouchers: [{ code: 'FF-CODE' }], order: ORDER(), customer: { id: made.customer } }),
   'promotions.createTier': () => ({ id: made.promotion, name: 'tier', discount: { type: 'PERCENT', percentOff: 1 } }),
   'promotions.updateTier': () => ({ id: made.tier }),
   'promotions.validate': () => ({ order: ORDER(), customer: { id: made.customer } }),

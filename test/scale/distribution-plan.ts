@@ -9,7 +9,7 @@ export const DISTRIBUTED = [
   // the redemption hot path (one engine batch statement writes these together)
   'vouchers', 'campaigns', 'redemptions', 'redemption_rollbacks', 'gift_ledger_entries', 'voucher_customer_uses',
   'voucher_sessions', 'idempotency_keys', 'campaign_budget_usage', 'events', 'redemption_rollups', 'refusal_counts',
-  'validation_rules', 'customers', 'orders', 'referral_conversions', 'referral_outcomes', 'referral_event_inbox',
+  'validation_rules', 'customers', 'orders', 'order_returns', 'referral_conversions', 'referral_outcomes', 'referral_event_inbox',
   // loyalty (pay with points runs in the engine's transaction)
   'loyalty_tiers', 'loyalty_earning_rules', 'loyalty_point_buckets', 'loyalty_ledger_entries', 'loyalty_point_draws',
   'loyalty_earnings', 'loyalty_event_inbox', 'custom_events', 'loyalty_point_rollups',
@@ -84,7 +84,7 @@ const FK_BY_ID = 'refers to its parent by id alone: becomes (workspace_id, <colu
 const KEYED_BY_ID = [
   'audit_entries', 'campaigns', 'custom_events', 'customers', 'events', 'gift_ledger_entries', 'imports',
   'loyalty_earning_rules', 'loyalty_earnings', 'loyalty_ledger_entries', 'loyalty_point_buckets', 'loyalty_program_rewards',
-  'loyalty_tiers', 'orders', 'publications', 'redemption_rollbacks', 'redemptions', 'referral_conversions', 'reward_codes',
+  'loyalty_tiers', 'order_returns', 'orders', 'publications', 'redemption_rollbacks', 'redemptions', 'referral_conversions', 'reward_codes',
   'reward_redemptions', 'reward_types', 'rewards', 'segments', 'validation_rules', 'vouchers', 'webhook_deliveries',
   'webhook_delivery_attempts', 'webhook_endpoints',
 ];
@@ -135,6 +135,7 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
   foreignKey('voucher_sessions', 'voucher_sessions_voucher_id_fkey'),
   foreignKey('redemption_rollbacks', 'redemption_rollbacks_redemption_id_fkey'),
   foreignKey('campaign_budget_usage', 'campaign_budget_usage_campaign_id_fkey'),
+  foreignKey('order_returns', 'order_returns_order_id_fkey'),
   foreignKey('orders', 'orders_customer_id_fkey', `${FK_BY_ID}; ON DELETE SET NULL must then name customer_id only`),
   foreignKey('publications', 'publications_campaign_id_fkey'),
   foreignKey('publications', 'publications_customer_id_fkey'),
