@@ -1,7 +1,7 @@
 // The dashboard's Orders page in real Chromium against the real service, engine and PostgreSQL: an order redeemed
 // with a discount, a gift card and points, found from the orders list; a return of more than the line holds refused
 // (409 return_exceeds_order, shown as such); a partial return through the form listed with what it gave back, and the
-// order PARTIALLY_RETURNED. The README's screenshot goes to docs/dashboard-order-returns.png.
+// order PARTIALLY_RETURNED; the return's figures on Insights. The README's screenshot goes to docs/dashboard-order-returns.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logger.js';
 import { seedBootstrapOwner } from '../../src/runtime.js';
@@ -105,5 +105,20 @@ describe('the Orders page in Chromium', () => {
     const listRow = (await rowTexts('Orders'))[0]!;
     expect(listRow).toContain('Partially returned');
     expect(listRow).toContain(eur(ret.amount));
+  }, 60_000);
+
+  it('shows what the return gave back on Insights', async () => {
+    const { page } = browser;
+    const [ret] = (await api.get(`/api/v1/orders/${placed.orderId}/returns`)).body.data;
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Insights' }).click();
+    const card = page.getByLabel('Returns EUR');
+    await card.waitFor();
+    const text = await card.textContent();
+    expect(text).toContain('1returns, last 30 days');
+    expect(text).toContain(`${(ret.amount / 100).toFixed(2)}returned (EUR)`);
+    expect(text).toContain(`${(ret.reversals.discount / 100).toFixed(2)}discount returned`);
+    expect(text).toContain(`${ret.reversals.pointsPaid}points paid back`);
+    expect(text).toContain(`${ret.reversals.pointsEarned}points earned taken`);
+    await browser.shot('insights-returns');
   }, 60_000);
 });
