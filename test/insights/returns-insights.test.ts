@@ -1,6 +1,6 @@
 // Insights of order returns over a real service and PostgreSQL: a partial return and the whole rest of an order (a
 // discount, a gift card, points paid and earned) move GET /insights/redemptions' `returns` per period by exactly what
-// the returns answered; a replay adds nothing; another workspace and a campaign filter see none of it.
+// the returns answered, and GET /insights/loyalty's refunded and reversed points with them; a replay adds nothing; another workspace and a campaign filter see none of it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
 import { drain, openShop, placeOrder, type OrderSpec } from '../orders/returns-support.js';
@@ -87,6 +87,14 @@ describe('insights: order returns per period', () => {
     const daily = await eventually(() => api.get('/api/v1/insights/redemptions'), (r) => totals(r.body.returns ?? []).returns === 2);
     expect(totals(daily.body.returns)).toEqual(expected);
     expect(daily.body.returns.every((p: any) => p.currency === 'EUR')).toBe(true);
+
+    // The loyalty figures count the same points: given back (points paid) as refunded, taken back (points earned) as
+    // reversed, the partial return's RETURN entries and the last return's rollback and reversed earning alike.
+    const loyalty = await eventually(
+      () => api.get(`/api/v1/insights/loyalty?programId=${shop.programId}`),
+      (r) => r.body.points?.reversed === expected.returnedPointsEarned,
+    );
+    expect(loyalty.body.points).toMatchObject({ refunded: expected.returnedPointsPaid, reversed: expected.returnedPointsEarned });
 
     // Returns are the order's: a campaign filter leaves them out; another workspace sees none.
     const campaign = await api.create('/api/v1/campaigns', { name: 'Other', type: 'DISCOUNT_COUPONS', currency: 'EUR' });

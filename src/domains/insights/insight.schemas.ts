@@ -193,9 +193,9 @@ export type LoyaltyInsightsQuery = z.infer<typeof LoyaltyInsightsQuery>;
 const PointMovements = {
   earned: Count.meta({ description: 'Granted by earning rules (pending points count when granted).' }),
   spent: Count.meta({ description: 'Paid at checkout and for rewards.' }),
-  refunded: Count.meta({ description: 'Given back by rollbacks and reward refunds.' }),
+  refunded: Count.meta({ description: 'Given back by rollbacks, reward refunds and order returns (points that paid).' }),
   expired: Count,
-  reversed: Count.meta({ description: 'Taken back by canceled orders (pending ones canceled included).' }),
+  reversed: Count.meta({ description: 'Taken back by canceled and returned orders (pending ones canceled included).' }),
   adjusted: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Net manual adjustments (signed).' }),
 };
 
