@@ -8,6 +8,7 @@ import { AuditLogPage } from './pages/audit-log.js';
 import { CampaignsPage } from './pages/campaigns.js';
 import { CustomersPage } from './pages/customers.js';
 import { LoyaltyPage } from './pages/loyalty.js';
+import { OrdersPage } from './pages/orders.js';
 import { Placeholder } from './pages/placeholder.js';
 import { ReferralsPage } from './pages/referrals.js';
 import { RedemptionsPage } from './pages/redemptions.js';
@@ -46,6 +47,8 @@ function Page(props: PageProps) {
       return <VouchersPage {...props} />;
     case 'customers':
       return <CustomersPage {...props} />;
+    case 'orders':
+      return <OrdersPage {...props} />;
     case 'redemptions':
       return <RedemptionsPage {...props} />;
     case 'webhooks':

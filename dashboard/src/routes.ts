@@ -8,6 +8,7 @@ export const PAGES: readonly PageEntry[] = [
   { name: 'Campaigns', path: 'campaigns' },
   { name: 'Vouchers', path: 'vouchers' },
   { name: 'Customers', path: 'customers' },
+  { name: 'Orders', path: 'orders' },
   { name: 'Redemptions', path: 'redemptions' },
   { name: 'Loyalty', path: 'loyalty' },
   { name: 'Referrals', path: 'referrals' },

@@ -58,7 +58,7 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('the email or the password is wrong');
     await signIn(OWNER.email, OWNER.password);
     const names = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents();
-    expect(names).toEqual(['Campaigns', 'Vouchers', 'Customers', 'Redemptions', 'Loyalty', 'Referrals', 'Webhooks', 'Insights', 'Audit log', 'Settings']);
+    expect(names).toEqual(['Campaigns', 'Vouchers', 'Customers', 'Orders', 'Redemptions', 'Loyalty', 'Referrals', 'Webhooks', 'Insights', 'Audit log', 'Settings']);
     const cookies = await context.cookies(service.baseUrl);
     expect(cookies).toMatchObject([{ name: 'promotions_session', httpOnly: true, sameSite: 'Strict', path: '/' }]);
     expect(await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })')).toBe('{}{}');
@@ -155,6 +155,7 @@ describe('the dashboard in Chromium', () => {
   it('shows the audit log naming the staff user, with filters', async () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     const table = page.getByRole('table', { name: 'Audit entries' });
+    // Three campaigns were created above: each has its entry.
     await table.getByText('campaigns.create').first().waitFor();
     const campaignRow = table.getByRole('row').filter({ hasText: 'campaigns.create' }).first();
     expect(await campaignRow.textContent()).toContain(OWNER.email);

@@ -124,7 +124,34 @@ function RedemptionCharts({ days }: { days: number }) {
       <Card title="Discount per day" wide>
         {!shaped.any ? <p class="empty">No discounts in this range.</p> : <TimeChart label="Discount per day" x={shaped.x} series={discounts} format={(v) => money(v)} />}
       </Card>
+      {loaded.value?.returns && <Returns periods={loaded.value.returns} days={days} />}
     </>
+  );
+}
+
+type ReturnPeriods = NonNullable<OutputOf<'insights.redemptions'>['returns']>;
+
+/** What order returns gave back in the range, per currency. */
+function Returns({ periods, days }: { periods: ReturnPeriods; days: number }) {
+  const byCurrency = new Map<string, Omit<ReturnPeriods[number], 'period' | 'currency'>>();
+  for (const { period: _, currency, ...p } of periods) {
+    const t = byCurrency.get(currency ?? '');
+    byCurrency.set(currency ?? '', t ? (Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v + p[k as keyof typeof p]])) as typeof p) : p);
+  }
+  return (
+    <Card title="Order returns" wide>
+      {byCurrency.size === 0 && <p class="empty">No returns in this range.</p>}
+      {[...byCurrency].map(([currency, t]) => (
+        <div class="stats" aria-label={`Returns ${currency}`}>
+          <Stat label={`returns, last ${days} days`} value={t.returns} tone={t.returns ? 'bad' : undefined} />
+          <Stat label={`returned (${currency})`} value={money(t.returnedAmount)} />
+          <Stat label="discount returned" value={money(t.returnedDiscountAmount)} />
+          <Stat label="gift credits back" value={money(t.returnedGiftAmount)} />
+          <Stat label="points paid back" value={t.returnedPointsPaid} />
+          <Stat label="points earned taken" value={t.returnedPointsEarned} />
+        </div>
+      ))}
+    </Card>
   );
 }
 

@@ -13,6 +13,7 @@ import {
   sumGiftBalances,
   topReferrers,
   sumRedemptionPeriods,
+  sumReturnPeriods,
   sumRefusals,
   topCampaigns,
   webhookHealth,
@@ -41,7 +42,10 @@ export const insightHandlers = implement(insightContract, {
   async redemptionInsights({ input, actor, deps }) {
     const range = resolveRange(input, RANGE_LIMITS_DAYS[input.interval], Date.now());
     return deps.insightCache.get(actor.workspaceId, 'redemptions', input, async () => {
-      const rows = await sumRedemptionPeriods(deps.db, actor.workspaceId, input.interval, range, input.campaignId);
+      const [rows, returns] = await Promise.all([
+        sumRedemptionPeriods(deps.db, actor.workspaceId, input.interval, range, input.campaignId),
+        input.campaignId === undefined ? sumReturnPeriods(deps.db, actor.workspaceId, input.interval, range) : undefined,
+      ]);
       return {
         data: rows.map((r) => ({
           period: r.period.toISOString(),
@@ -54,6 +58,20 @@ export const insightHandlers = implement(insightContract, {
           rolledBackDiscountAmount: r.rolled_back_discount,
           rolledBackGiftAmount: r.rolled_back_gift,
         })),
+        ...(returns
+          ? {
+              returns: returns.map((r) => ({
+                period: r.period.toISOString(),
+                currency: nullIfEmpty(r.currency),
+                returns: r.returns,
+                returnedAmount: r.amount,
+                returnedDiscountAmount: r.discount,
+                returnedGiftAmount: r.gift_credits,
+                returnedPointsPaid: r.points_paid,
+                returnedPointsEarned: r.points_earned,
+              })),
+            }
+          : {}),
       };
     });
   },

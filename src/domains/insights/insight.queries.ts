@@ -51,6 +51,34 @@ export async function sumRedemptionPeriods(db: Sql, workspaceId: string, interva
   return rows;
 }
 
+export interface ReturnPeriodRow {
+  [column: string]: unknown;
+  period: Date;
+  currency: string;
+  returns: number;
+  amount: number;
+  discount: number;
+  gift_credits: number;
+  points_paid: number;
+  points_earned: number;
+}
+
+/** What order returns gave back per period and currency, from order_return_rollups (added by order_returns' trigger). */
+export async function sumReturnPeriods(db: Sql, workspaceId: string, interval: 'day' | 'hour', range: Range) {
+  const { rows } = await db.query<ReturnPeriodRow>(
+    `WITH ${BOUNDS}
+     SELECT date_trunc($2, r.hour AT TIME ZONE b.tz) AT TIME ZONE b.tz AS period, r.currency,
+            ${sum('r.returns')} AS returns, ${sum('r.amount')} AS amount, ${sum('r.discount')} AS discount,
+            ${sum('r.gift_credits')} AS gift_credits, ${sum('r.points_paid')} AS points_paid, ${sum('r.points_earned')} AS points_earned
+       FROM order_return_rollups r, bounds b
+      WHERE r.workspace_id = $1 AND r.hour >= b.lo AND r.hour < b.hi
+      GROUP BY 1, 2
+      ORDER BY 1, 2`,
+    [workspaceId, interval, range.from, range.to],
+  );
+  return rows;
+}
+
 export interface FailureRow {
   [column: string]: unknown;
   code: string;

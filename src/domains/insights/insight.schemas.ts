@@ -40,8 +40,27 @@ export const RedemptionPeriod = z
   })
   .meta({ id: 'RedemptionPeriod', description: 'Exact figures of one period and currency; periods without any are left out.' });
 
+export const ReturnPeriod = z
+  .object({
+    period: Timestamp.meta({ description: "Start of the period (a day or an hour in the workspace's time zone), as a UTC instant." }),
+    currency: z.string().nullable().meta({ description: "The order's currency." }),
+    returns: Count.meta({ description: 'Order returns made in the period (a cancel that gave an order back counts as one).' }),
+    returnedAmount: Amount.meta({ description: 'What the customers paid that came back (the returns\' amounts).' }),
+    returnedDiscountAmount: Amount.meta({ description: 'Discounts returned on the returned units.' }),
+    returnedGiftAmount: Amount.meta({ description: 'Gift credits given back onto their cards.' }),
+    returnedPointsPaid: Count.meta({ description: 'Points that paid for the orders, given back.' }),
+    returnedPointsEarned: Count.meta({ description: 'Points the orders had earned, taken back.' }),
+  })
+  .meta({ id: 'ReturnPeriod', description: 'What order returns gave back in one period and currency; periods without any are left out.' });
+
 export const RedemptionInsights = z
-  .object({ data: z.array(RedemptionPeriod) })
+  .object({
+    data: z.array(RedemptionPeriod),
+    returns: z
+      .array(ReturnPeriod)
+      .optional()
+      .meta({ description: "The workspace's order returns per period, oldest first; left out when `campaignId` is given (a return is the order's, not a campaign's)." }),
+  })
   .meta({ id: 'RedemptionInsights', description: 'Redemption figures per period, oldest first.' });
 
 export const FailureInsightsQuery = z.object({
@@ -174,9 +193,9 @@ export type LoyaltyInsightsQuery = z.infer<typeof LoyaltyInsightsQuery>;
 const PointMovements = {
   earned: Count.meta({ description: 'Granted by earning rules (pending points count when granted).' }),
   spent: Count.meta({ description: 'Paid at checkout and for rewards.' }),
-  refunded: Count.meta({ description: 'Given back by rollbacks and reward refunds.' }),
+  refunded: Count.meta({ description: 'Given back by rollbacks, reward refunds and order returns (points that paid).' }),
   expired: Count,
-  reversed: Count.meta({ description: 'Taken back by canceled orders (pending ones canceled included).' }),
+  reversed: Count.meta({ description: 'Taken back by canceled and returned orders (pending ones canceled included).' }),
   adjusted: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).meta({ description: 'Net manual adjustments (signed).' }),
 };
 
