@@ -9,7 +9,7 @@ export const DISTRIBUTED = [
   // the redemption hot path (one engine batch statement writes these together)
   'vouchers', 'campaigns', 'redemptions', 'redemption_rollbacks', 'gift_ledger_entries', 'voucher_customer_uses',
   'voucher_sessions', 'idempotency_keys', 'campaign_budget_usage', 'events', 'redemption_rollups', 'refusal_counts',
-  'validation_rules', 'customers', 'orders', 'order_returns', 'referral_conversions', 'referral_outcomes', 'referral_event_inbox',
+  'validation_rules', 'customers', 'orders', 'order_returns', 'order_return_rollups', 'referral_conversions', 'referral_outcomes', 'referral_event_inbox',
   // loyalty (pay with points runs in the engine's transaction)
   'loyalty_tiers', 'loyalty_earning_rules', 'loyalty_point_buckets', 'loyalty_ledger_entries', 'loyalty_point_draws',
   'loyalty_earnings', 'loyalty_event_inbox', 'custom_events', 'loyalty_point_rollups',
