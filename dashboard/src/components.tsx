@@ -1,6 +1,6 @@
 // Pieces every page uses: a paged list over a list operation (cursors, empty state, errors), notes, dates, money,
 // a loader for one-off reads, the secret-shown-once panel, a page refused to the role, a panel of facts, a filter
-// form, and the answer line of a form.
+// form, a form's submit and Cancel buttons, and the answer line of a form.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from './api.js';
@@ -146,6 +146,20 @@ export function SecretOnce({ title, value, onDone, testId }: { title: string; va
   );
 }
 
+/** A form's submit button and its Cancel. */
+export function FormActions({ submit, onCancel }: { submit: string; onCancel: () => void }) {
+  return (
+    <div class="form-actions">
+      <button type="submit" class="button-primary">
+        {submit}
+      </button>
+      <button type="button" class="button-quiet" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
   return (
@@ -177,7 +191,7 @@ export interface Column<T> {
   class?: string;
 }
 
-interface Page<T> {
+export interface Page<T> {
   data: T[];
   next?: string;
   prev?: string;

@@ -9,7 +9,7 @@ export function CurrencyField(props: { value: string; money: boolean; defaultCur
   const hint = defaultCurrency
     ? `Left empty, amounts are in the workspace default, ${defaultCurrency}.`
     : !money
-      ? 'Optional: a percentage applies in any currency.'
+      ? 'Optional: the discount names no amount of money, so it applies in any currency.'
       : defaultCurrency === null
         ? 'Amounts need a currency: the workspace has no default currency.'
         : 'Amounts need a currency (unless the workspace has a default currency).';

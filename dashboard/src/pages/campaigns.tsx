@@ -1,12 +1,15 @@
-// Campaigns: the list, create and edit (the voucher template's value, its currency or the workspace default, a referral
-// program's referrer reward), and a campaign's page: its vouchers and bulk generation. Write controls only for roles that may.
+// Campaigns: the list, create and edit (the voucher template's discount of any kind with its targets, prefilled, or gift
+// credits; its currency or the workspace default; a referral program's referrer reward), and a campaign's page: its
+// vouchers and bulk generation. Write controls only for roles that may.
 import { useCallback, useState } from 'preact/hooks';
 import type { InputOf, OutputOf } from '../../../src/client/operation-types.js';
 import { call } from '../api.js';
-import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, useLoad } from '../components.js';
+import { ActiveBadge, ErrorNote, Fact, Facts, FormActions, formatTime, money, PagedTable, PageHeader, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
+import { ListWithForm, type FormEnds } from '../list-with-form.js';
 import { CurrencyField, ReferrerReward } from './campaign-fields.js';
-import { discountFrom, ItemFields, itemsDraftOf, kindOf, minorUnits, type ItemsDraft } from './discount-fields.js';
+import { discountDraftOf, discountFrom, kindOf, minorUnits, type DiscountDraft, type DiscountKind } from './discount-draft.js';
+import { DiscountFields } from './discount-fields.js';
 import { PromotionTiers } from './tiers.js';
 import { discountText, VoucherColumns } from './vouchers.js';
 
@@ -29,9 +32,10 @@ interface Draft {
   type: (typeof TYPES)[number];
   currency: string;
   active: boolean;
-  value: 'none' | 'percent' | 'amount' | 'gift' | 'free-shipping' | 'buy-x-get-y';
-  amount: string;
-  items: ItemsDraft;
+  /** A discount kind, gift credits, or nothing (each voucher says). */
+  value: DiscountKind | 'gift' | 'none';
+  /** The discount's fields; `discount.value` holds the gift amount too. */
+  discount: DiscountDraft;
   redemptionLimit: string;
   referrerRewardId: string;
 }
@@ -45,8 +49,7 @@ function draftOf(c: Campaign | undefined): Draft {
     currency: c?.currency ?? '',
     active: c?.active ?? true,
     value: t?.gift ? 'gift' : (kindOf(d) ?? (c ? 'none' : 'percent')),
-    amount: t?.gift ? majorUnits(t.gift.amount) : d?.type === 'PERCENT' ? String(d.percentOff) : d?.type === 'AMOUNT' ? majorUnits(d.amountOff) : '',
-    items: itemsDraftOf(d),
+    discount: { ...discountDraftOf(d), ...(t?.gift ? { value: majorUnits(t.gift.amount) } : {}) },
     redemptionLimit: t?.redemptionLimit == null ? '' : String(t.redemptionLimit),
     referrerRewardId: c?.referral?.referrerRewards[0]?.rewardId ?? '',
   };
@@ -59,13 +62,13 @@ function templateOf(draft: Draft, previous: Template | null | undefined, default
   delete base.gift;
   const currency = draft.currency.trim().toUpperCase() || defaultCurrency || '';
   if (draft.value === 'gift') {
-    const minor = minorUnits(draft.amount);
+    const minor = minorUnits(draft.discount.value);
     if (minor === undefined) return 'The amount needs digits with at most two decimals, e.g. 12.50.';
     if (!currency) return 'Gift credits need a currency.';
     base.gift = { amount: minor, currency };
     base.type = 'GIFT_CARD';
   } else if (draft.value !== 'none') {
-    const discount = discountFrom(draft.value, draft.amount, draft.items);
+    const discount = discountFrom(draft.value, draft.discount);
     if (typeof discount === 'string') return discount;
     base.discount = discount;
     base.type = 'DISCOUNT';
@@ -76,7 +79,15 @@ function templateOf(draft: Draft, previous: Template | null | undefined, default
   return Object.keys(base).length ? base : undefined;
 }
 
-function CampaignForm({ campaign, can, onSaved, onCancel }: { campaign?: Campaign; can: PageProps['can']; onSaved: (c: Campaign) => void; onCancel: () => void }) {
+const EXTRA_CHOICES = [
+  { value: 'gift', label: 'Gift credits' },
+  { value: 'none', label: 'Set per voucher' },
+];
+
+/** Amounts that are money need a currency: the API answers 400 currency_required without one. */
+const isMoney = (d: Draft) => ['amount', 'fixed', 'gift'].includes(d.value) || (d.value === 'percent' && d.discount.amountLimit.trim() !== '');
+
+function CampaignForm({ campaign, can, onSaved, onCancel }: { campaign?: Campaign; can: PageProps['can'] } & FormEnds) {
   const [draft, setDraft] = useState<Draft>(draftOf(campaign));
   const [error, setError] = useState<unknown>(undefined);
   // undefined: not known (the role cannot read the workspace); null: the workspace has none.
@@ -94,10 +105,10 @@ function CampaignForm({ campaign, can, onSaved, onCancel }: { campaign?: Campaig
     const changed = !campaign || draft.referrerRewardId !== campaign.referral?.referrerRewards[0]?.rewardId;
     const settings = referral && changed ? { referral: { ...campaign?.referral, referrerRewards: [{ rewardId: draft.referrerRewardId }, ...others] } } : {};
     try {
-      const saved = campaign
-        ? await call('campaigns.update', { id: campaign.id, name: draft.name, active: draft.active, currency: currency || null, voucher: voucher ?? null, ...settings })
-        : await call('campaigns.create', { name: draft.name, type: draft.type, active: draft.active, ...(currency ? { currency } : {}), ...(voucher ? { voucher } : {}), ...settings });
-      onSaved(saved);
+      await (campaign
+        ? call('campaigns.update', { id: campaign.id, name: draft.name, active: draft.active, currency: currency || null, voucher: voucher ?? null, ...settings })
+        : call('campaigns.create', { name: draft.name, type: draft.type, active: draft.active, ...(currency ? { currency } : {}), ...(voucher ? { voucher } : {}), ...settings }));
+      onSaved();
     } catch (e) {
       setError(e);
     }
@@ -119,38 +130,24 @@ function CampaignForm({ campaign, can, onSaved, onCancel }: { campaign?: Campaig
         </>
       )}
       {referral && <ReferrerReward value={draft.referrerRewardId} onChange={(id) => set('referrerRewardId', id)} />}
-      <label for="campaign-value">Each voucher gives</label>
-      <div class="row">
-        <select id="campaign-value" value={draft.value} onChange={(e) => set('value', e.currentTarget.value as Draft['value'])}>
-          <option value="percent">Percent off</option>
-          <option value="amount">Amount off</option>
-          <option value="free-shipping">Free shipping</option>
-          <option value="buy-x-get-y">Buy X get Y</option>
-          <option value="gift">Gift credits</option>
-          <option value="none">Set per voucher</option>
-        </select>
-        {['percent', 'amount', 'gift'].includes(draft.value) && (
-          <input aria-label="Value" required inputMode="decimal" placeholder={draft.value === 'percent' ? '10' : '25.00'} value={draft.amount} onInput={(e) => set('amount', e.currentTarget.value)} />
-        )}
-      </div>
-      {(draft.value === 'percent' || draft.value === 'amount' || draft.value === 'buy-x-get-y') && (
-        <ItemFields id="campaign" kind={draft.value} items={draft.items} onChange={(items) => set('items', items)} />
-      )}
-      <CurrencyField value={draft.currency} money={draft.value === 'amount' || draft.value === 'gift'} defaultCurrency={defaultCurrency} onInput={(value) => set('currency', value)} />
+      <DiscountFields
+        id="campaign"
+        label="Each voucher gives"
+        valueLabel="Value"
+        choice={draft.value}
+        extraChoices={EXTRA_CHOICES}
+        onChoice={(value) => set('value', value as Draft['value'])}
+        draft={draft.discount}
+        onChange={(discount) => set('discount', discount)}
+      />
+      <CurrencyField value={draft.currency} money={isMoney(draft)} defaultCurrency={defaultCurrency} onInput={(value) => set('currency', value)} />
       <label for="campaign-limit">Uses per voucher</label>
       <input id="campaign-limit" inputMode="numeric" placeholder="unlimited" value={draft.redemptionLimit} onInput={(e) => set('redemptionLimit', e.currentTarget.value)} />
       <label class="check">
         <input type="checkbox" checked={draft.active} onChange={(e) => set('active', e.currentTarget.checked)} /> Active
       </label>
       <ErrorNote error={error} />
-      <div class="form-actions">
-        <button type="submit" class="button-primary">
-          {campaign ? 'Save campaign' : 'Create campaign'}
-        </button>
-        <button type="button" class="button-quiet" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={campaign ? 'Save campaign' : 'Create campaign'} onCancel={onCancel} />
     </form>
   );
 }
@@ -232,7 +229,9 @@ function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
       {c && !editing && (
         <Facts>
           <Fact label="Type">{TYPE_LABELS[c.type]}</Fact>
-          <Fact label="Status">{c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>}</Fact>
+          <Fact label="Status">
+            <ActiveBadge active={c.active} />
+          </Fact>
           <Fact label="Each voucher gives">{t?.gift ? `${money(t.gift.amount, t.gift.currency)} gift credits` : t?.discount ? discountText({ discount: t.discount, currency: c.currency }) : 'Set per voucher'}</Fact>
           <Fact label="Uses per voucher">{t?.redemptionLimit ?? 'Unlimited'}</Fact>
           <Fact label="Currency">{c.currency ?? '—'}</Fact>
@@ -250,28 +249,21 @@ function CampaignDetail({ id, can }: { id: string; can: PageProps['can'] }) {
 }
 
 function CampaignList({ can }: Pick<PageProps, 'can'>) {
-  const [creating, setCreating] = useState(false);
-  const [version, setVersion] = useState(0);
   const load = useCallback((cursor: string | undefined) => call('campaigns.list', { limit: 20, ...(cursor ? { cursor } : {}) }), []);
   return (
     <section>
-      <PageHeader title="Campaigns">
-        {can('campaigns:write') && !creating && (
-          <button class="button-primary" onClick={() => setCreating(true)}>
-            New campaign
-          </button>
-        )}
-      </PageHeader>
-      {creating && <CampaignForm can={can} onCancel={() => setCreating(false)} onSaved={() => (setCreating(false), setVersion((v) => v + 1))} />}
-      <PagedTable
+      <ListWithForm<Campaign>
+        heading={{ page: 'Campaigns' }}
+        newLabel="New campaign"
+        canWrite={can('campaigns:write')}
+        form={(_open, ends) => <CampaignForm can={can} {...ends} />}
         label="Campaigns"
         load={load}
-        version={version}
         empty="No campaigns yet. Create one to start issuing vouchers."
-        columns={[
+        columns={() => [
           { label: 'Name', render: (c) => <a href={`#/campaigns/${c.id}`}><strong>{c.name}</strong></a> },
           { label: 'Type', render: (c) => TYPE_LABELS[c.type] ?? c.type },
-          { label: 'Status', render: (c) => (c.active ? <Badge tone="good">Active</Badge> : <Badge tone="neutral">Inactive</Badge>) },
+          { label: 'Status', render: (c) => <ActiveBadge active={c.active} /> },
           { label: 'Currency', render: (c) => c.currency ?? '—' },
           { label: 'Created', render: (c) => formatTime(c.createdAt), class: 'nowrap' },
         ]}

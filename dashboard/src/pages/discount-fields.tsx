@@ -1,148 +1,113 @@
-// The discount a campaign template or a promotion tier gives: percent or amount off (optionally on target items only),
-// free shipping, or buy X get Y. Text fields while editing; `discountFrom` turns them into the API's Discount.
-import type { InputOf } from '../../../src/client/operation-types.js';
-import { money } from '../components.js';
+// The discount part of the campaign and tier forms: what is given (a select), its value beside it, and the fields of
+// the chosen kind: a cap, the unit given, the items targeted, buy X get Y's quantities and the items given.
+import { DISCOUNT_CHOICES, type DiscountDraft, type DiscountKind, type TargetDraft } from './discount-draft.js';
 
-export type Discount = InputOf<'promotions.createTier'>['discount'];
-type Target = NonNullable<Extract<Discount, { type: 'PERCENT' }>['target']>;
-export type DiscountKind = 'percent' | 'amount' | 'free-shipping' | 'buy-x-get-y';
-
-export interface ItemsDraft {
-  categories: string;
-  collections: string;
-  productIds: string;
-  skus: string;
-  buyQuantity: string;
-  getQuantity: string;
-  getCategories: string;
-  getPercentOff: string;
-  maxApplications: string;
+export interface Choice {
+  value: string;
+  label: string;
 }
 
-/** "12.50" → 1250 minor units; undefined when it is not an amount with at most two decimals. */
-export function minorUnits(text: string): number | undefined {
-  const match = /^(\d{1,13})(?:[.,](\d{1,2}))?$/.exec(text.trim());
-  return match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : undefined;
-}
+const PLACEHOLDERS: Record<string, string> = { percent: '10', amount: '25.00', fixed: '20.00', unit: '1', gift: '25.00' };
+const isKind = (choice: string): choice is DiscountKind => DISCOUNT_CHOICES.some((c) => c.value === choice);
 
-const listOf = (text: string) => text.split(',').map((s) => s.trim()).filter(Boolean);
-const textOf = (list: readonly string[] | undefined) => (list ?? []).join(', ');
-
-function targetOf(d: Pick<ItemsDraft, 'categories' | 'collections' | 'productIds' | 'skus'>): Target | undefined {
-  const fields = { categories: listOf(d.categories), collections: listOf(d.collections), productIds: listOf(d.productIds), skus: listOf(d.skus) };
-  const target = Object.fromEntries(Object.entries(fields).filter(([, v]) => v.length)) as Target;
-  return Object.keys(target).length ? target : undefined;
-}
-
-export function kindOf(d: Discount | null | undefined): DiscountKind | undefined {
-  if (d?.type === 'PERCENT') return 'percent';
-  if (d?.type === 'AMOUNT') return 'amount';
-  if (d?.type === 'FREE_SHIPPING') return 'free-shipping';
-  if (d?.type === 'BUY_X_GET_Y') return 'buy-x-get-y';
-  return undefined;
-}
-
-export function itemsDraftOf(d: Discount | null | undefined): ItemsDraft {
-  const target = d?.type === 'BUY_X_GET_Y' ? d.buy.target : d && 'target' in d ? d.target : undefined;
-  const bxgy = d?.type === 'BUY_X_GET_Y' ? d : undefined;
-  return {
-    categories: textOf(target?.categories),
-    collections: textOf(target?.collections),
-    productIds: textOf(target?.productIds),
-    skus: textOf(target?.skus),
-    buyQuantity: String(bxgy?.buy.quantity ?? 2),
-    getQuantity: String(bxgy?.get.quantity ?? 1),
-    getCategories: textOf(bxgy?.get.target?.categories),
-    getPercentOff: String(bxgy?.get.percentOff ?? 100),
-    maxApplications: bxgy?.maxApplications === undefined ? '' : String(bxgy.maxApplications),
-  };
-}
-
-const whole = (text: string) => (/^\d{1,7}$/.test(text.trim()) && Number(text) >= 1 ? Number(text) : undefined);
-
-/** The Discount the fields describe, or what is wrong with them. */
-export function discountFrom(kind: DiscountKind, value: string, items: ItemsDraft): Discount | string {
-  const target = targetOf(items);
-  if (kind === 'free-shipping') return { type: 'FREE_SHIPPING' };
-  if (kind === 'percent') {
-    const p = Number(value);
-    if (!(p > 0 && p <= 100)) return 'Percent off must be more than 0 and at most 100.';
-    return { type: 'PERCENT', percentOff: p, ...(target ? { target } : {}) };
-  }
-  if (kind === 'amount') {
-    const minor = minorUnits(value);
-    if (minor === undefined) return 'The amount needs digits with at most two decimals, e.g. 12.50.';
-    return { type: 'AMOUNT', amountOff: minor, ...(target ? { target } : {}) };
-  }
-  if (!target) return 'Buy X get Y needs the items bought: a category, collection, product or SKU.';
-  const buy = whole(items.buyQuantity);
-  const get = whole(items.getQuantity);
-  if (buy === undefined || get === undefined) return 'Buy and get quantities must be whole numbers from 1.';
-  const percentOff = Number(items.getPercentOff || '100');
-  if (!(percentOff > 0 && percentOff <= 100)) return 'Percent off the units given must be more than 0 and at most 100.';
-  const max = items.maxApplications.trim() ? whole(items.maxApplications) : undefined;
-  if (items.maxApplications.trim() && max === undefined) return 'At most … times must be a whole number from 1.';
-  const getCategories = listOf(items.getCategories);
-  return {
-    type: 'BUY_X_GET_Y',
-    buy: { quantity: buy, target },
-    get: { quantity: get, percentOff, ...(getCategories.length ? { target: { categories: getCategories } } : {}) },
-    ...(max !== undefined ? { maxApplications: max } : {}),
-  };
-}
-
-function targetText(t: Target | undefined): string {
-  if (!t) return '';
-  const parts = [t.categories && `categories ${t.categories.join(', ')}`, t.collections && `collections ${t.collections.join(', ')}`, t.productIds && `products ${t.productIds.join(', ')}`, t.skus && `SKUs ${t.skus.join(', ')}`];
-  return parts.filter(Boolean).join('; ');
-}
-
-/** One line for a discount, e.g. "Buy 2 get 1 free (categories shirts)". */
-export function discountSummary(d: Discount, currency?: string | null): string {
-  const on = (t: Target | undefined) => (t ? ` on ${targetText(t)}` : '');
-  switch (d.type) {
-    case 'PERCENT':
-      return `${d.percentOff}% off${on(d.target)}`;
-    case 'AMOUNT':
-      return `${money(d.amountOff, currency ?? undefined)} off${on(d.target)}`;
-    case 'FREE_SHIPPING':
-      return 'Free shipping';
-    case 'BUY_X_GET_Y': {
-      const percent = d.get.percentOff ?? 100;
-      const given = percent === 100 ? 'free' : `${percent}% off`;
-      return `Buy ${d.buy.quantity} get ${d.get.quantity} ${given} (${targetText(d.buy.target)}${d.get.target ? ` → ${targetText(d.get.target)}` : ''})${d.maxApplications ? `, at most ${d.maxApplications}×` : ''}`;
-    }
-    default:
-      return d.type;
-  }
-}
-
-/** The target fields (percent or amount off), and for buy X get Y its quantities, what is given and the cap. */
-export function ItemFields({ id, kind, items, onChange }: { id: string; kind: DiscountKind; items: ItemsDraft; onChange: (items: ItemsDraft) => void }) {
-  if (kind === 'free-shipping') return null;
-  const field = (key: keyof ItemsDraft, label: string, placeholder: string) => (
-    <>
-      <label for={`${id}-${key}`}>{label}</label>
-      <input id={`${id}-${key}`} placeholder={placeholder} value={items[key]} onInput={(e) => onChange({ ...items, [key]: e.currentTarget.value })} />
-    </>
+function TextField(props: { id: string; label: string; placeholder: string; value: string; onInput: (value: string) => void; wide?: boolean }) {
+  const { id, label, placeholder, value, onInput } = props;
+  return (
+    <div class={props.wide ? 'field field-wide' : 'field'}>
+      <label for={id}>{label}</label>
+      <input id={id} placeholder={placeholder} value={value} onInput={(e) => onInput(e.currentTarget.value)} />
+    </div>
   );
-  const bxgy = kind === 'buy-x-get-y';
+}
+
+const TARGET_FIELDS: readonly { key: keyof TargetDraft; bought: string; given: string; placeholder: string }[] = [
+  { key: 'categories', bought: 'Categories', given: 'Get categories', placeholder: 'e.g. shirts, shoes' },
+  { key: 'collections', bought: 'Collections', given: 'Get collections', placeholder: 'optional' },
+  { key: 'productIds', bought: 'Product ids', given: 'Get product ids', placeholder: 'optional' },
+  { key: 'skus', bought: 'SKUs', given: 'Get SKUs', placeholder: 'optional' },
+  { key: 'metadata', bought: 'Metadata (JSON)', given: 'Get metadata (JSON)', placeholder: 'optional, e.g. {"brand": "acme"}' },
+];
+
+/** The items a target names (every field given must match): the items discounted or bought, or the items given. */
+function TargetFields({ id, legend, side, target, onChange }: { id: string; legend: string; side: 'bought' | 'given'; target: TargetDraft; onChange: (t: TargetDraft) => void }) {
+  return (
+    <fieldset class="discount-group">
+      <legend>{legend}</legend>
+      {TARGET_FIELDS.map((f) => (
+        <TextField id={`${id}-${f.key}`} wide={f.key === 'metadata'} label={f[side]} placeholder={f.placeholder} value={target[f.key]} onInput={(v) => onChange({ ...target, [f.key]: v })} />
+      ))}
+    </fieldset>
+  );
+}
+
+function KindFields({ id, kind, draft, onChange }: { id: string; kind: DiscountKind; draft: DiscountDraft; onChange: (d: DiscountDraft) => void }) {
+  const field = (key: Exclude<keyof DiscountDraft, 'target' | 'getTarget'>, label: string, placeholder: string) => (
+    <TextField id={`${id}-${key}`} label={label} placeholder={placeholder} value={draft[key]} onInput={(v) => onChange({ ...draft, [key]: v })} />
+  );
+  if (kind === 'free-shipping') return null;
+  const target = (legend: string) => <TargetFields id={id} legend={legend} side="bought" target={draft.target} onChange={(t) => onChange({ ...draft, target: t })} />;
+  if (kind !== 'buy-x-get-y') {
+    return (
+      <>
+        {kind === 'percent' && (
+          <>
+            <label for={`${id}-amountLimit`}>At most off (amount)</label>
+            <input id={`${id}-amountLimit`} inputMode="decimal" placeholder="no cap" value={draft.amountLimit} onInput={(e) => onChange({ ...draft, amountLimit: e.currentTarget.value })} />
+          </>
+        )}
+        {kind === 'unit' && (
+          <fieldset class="discount-group">
+            <legend>The unit given (a product id or a SKU)</legend>
+            {field('unitProductId', 'Unit product id', 'e.g. prod_42')}
+            {field('unitSku', 'Unit SKU', 'e.g. SOCK-M')}
+          </fieldset>
+        )}
+        {target('Only these items (empty: the whole order)')}
+      </>
+    );
+  }
   return (
     <>
-      <span class="muted small form-note">{bxgy ? 'The items bought (every field given must match):' : 'Only these items (empty: the whole order):'}</span>
-      {field('categories', 'Categories', 'e.g. shirts, shoes')}
-      {field('collections', 'Collections', 'optional')}
-      {field('productIds', 'Product ids', 'optional')}
-      {field('skus', 'SKUs', 'optional')}
-      {bxgy && (
-        <>
-          {field('buyQuantity', 'Buy quantity', '2')}
-          {field('getQuantity', 'Get quantity', '1')}
-          {field('getCategories', 'Get categories', 'empty: the items bought')}
-          {field('getPercentOff', 'Percent off the units given', '100')}
-          {field('maxApplications', 'At most … times', 'unlimited')}
-        </>
-      )}
+      {target('The items bought (every field given must match)')}
+      <fieldset class="discount-group">
+        <legend>Each group</legend>
+        {field('buyQuantity', 'Buy quantity', '2')}
+        {field('getQuantity', 'Get quantity', '1')}
+        {field('getPercentOff', 'Percent off the units given', '100')}
+        {field('maxApplications', 'At most … times', 'unlimited')}
+      </fieldset>
+      <TargetFields id={`${id}-get`} legend="The items given (empty: the items bought)" side="given" target={draft.getTarget} onChange={(t) => onChange({ ...draft, getTarget: t })} />
+    </>
+  );
+}
+
+/** The select (the discount kinds and `extraChoices`), the value beside it when the choice has one, the kind's fields. */
+export function DiscountFields(props: {
+  id: string;
+  label: string;
+  valueLabel: string;
+  choice: string;
+  extraChoices?: readonly Choice[];
+  onChoice: (choice: string) => void;
+  draft: DiscountDraft;
+  onChange: (draft: DiscountDraft) => void;
+}) {
+  const { id, choice, draft, onChange } = props;
+  const placeholder = PLACEHOLDERS[choice];
+  return (
+    <>
+      <label for={`${id}-discount`}>{props.label}</label>
+      <div class="row">
+        <select id={`${id}-discount`} value={choice} onChange={(e) => props.onChoice(e.currentTarget.value)}>
+          {[...DISCOUNT_CHOICES, ...(props.extraChoices ?? [])].map((c) => (
+            <option value={c.value}>{c.label}</option>
+          ))}
+        </select>
+        {placeholder !== undefined && (
+          <input aria-label={props.valueLabel} required inputMode="decimal" placeholder={placeholder} value={draft.value} onInput={(e) => onChange({ ...draft, value: e.currentTarget.value })} />
+        )}
+      </div>
+      {isKind(choice) && <KindFields id={id} kind={choice} draft={draft} onChange={onChange} />}
     </>
   );
 }

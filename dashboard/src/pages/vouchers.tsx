@@ -6,27 +6,12 @@ import { call } from '../api.js';
 import { Badge, ErrorNote, Fact, Facts, formatTime, money, PagedTable, PageHeader, Refused, RefusedPage, useLoad } from '../components.js';
 import type { PageProps } from '../app.js';
 import { go } from '../routes.js';
-import { discountSummary } from './discount-fields.js';
+import { discountSummary } from './discount-draft.js';
 
 type Voucher = OutputOf<'vouchers.get'>;
 
 export function discountText(v: Pick<Voucher, 'discount' | 'currency'>): string {
-  const d = v.discount;
-  if (!d) return '—';
-  switch (d.type) {
-    case 'PERCENT':
-      return `${discountSummary(d)}${d.amountLimit ? ` (at most ${money(d.amountLimit, v.currency)})` : ''}`;
-    case 'AMOUNT':
-    case 'FREE_SHIPPING':
-    case 'BUY_X_GET_Y':
-      return discountSummary(d, v.currency);
-    case 'FIXED':
-      return `Order total becomes ${money(d.fixedAmount, v.currency)}`;
-    case 'UNIT':
-      return `${d.unitOff} × ${d.productId ?? d.sku ?? 'unit'} free`;
-    default:
-      return (d as { type: string }).type;
-  }
+  return v.discount ? discountSummary(v.discount, v.currency) : '—';
 }
 
 export const uses = (v: Voucher) => `${v.redemption.redeemedCount}${v.redemption.limit === null ? '' : ' / ' + v.redemption.limit}`;
