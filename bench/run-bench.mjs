@@ -34,7 +34,7 @@ const ROLLUP_COMPARE = process.env.BENCH_ROLLUP !== '0';
 const ROLLUP_ROUNDS = Number(process.env.BENCH_ROLLUP_ROUNDS ?? 2);
 // Metrics on (the default) against METRICS=off, rounds of on, off, off, on per scenario.
 const METRICS_COMPARE = process.env.BENCH_METRICS !== '0';
-const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 2);
+const METRICS_ROUNDS = Number(process.env.BENCH_METRICS_ROUNDS ?? 3);
 
 const cleanups = [];
 const alnum = (n) => {

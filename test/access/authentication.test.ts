@@ -102,7 +102,9 @@ describe('scopes', () => {
         expect({ op: op.name, scope, status: res.status }).not.toMatchObject({ status: expect.toBeOneOf([401, 403]) });
       }
     }
-  });
+    // About 450 calls, each the first of its route in this service: the request validator compiles a route's schemas
+    // on its first request (15 s alone; twice that with three test files at once).
+  }, 120_000);
 
   it('keeps workspaces:admin away from `*` keys; CLI-style admin keys hold it', async () => {
     const { api } = await service.newWorkspace(['*']);

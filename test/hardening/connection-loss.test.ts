@@ -120,7 +120,7 @@ describe('a lost database connection', () => {
     expect(statuses.filter((s) => s === 500), 'no redemption answered 500').toEqual([]);
 
     expect(await answersWithin(`${service.baseUrl}/ready`, 30_000), 'ready again').toBe(true);
-    expect(processTree(service.child.pid!), 'the same processes, none replaced').toEqual(before);
+    expect(processTree(service.child.pid!), `the same processes, none replaced; the service said:\n${service.output().slice(-6_000)}`).toEqual(before);
     expect(service.output()).not.toMatch(/Unhandled 'error' event|a web process exited|background worker exited/);
 
     // It serves again: a redemption and a whole import.
