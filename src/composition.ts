@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { RedemptionEngine } from './contract/engine-port.js';
 import type { ServiceDeps } from './contract/handler.js';
 import type { ServiceSettings, WebhookSettings } from './contract/service-settings.js';
+import { ZoneCalendar } from './contract/zone-calendar.js';
 import { InsightCache } from './domains/insights/index.js';
 import { qualificationIndexes } from './domains/promotions/index.js';
 import { checkoutCustomers, workspaceStackLimits } from './domains/redemptions/index.js';
@@ -13,6 +14,7 @@ import { DEFAULT_STAFF_SETTINGS, staffSettingsFrom, staffSettingsOf, type StaffS
 import { localWebhookSettings, webhookSettingsFrom } from './domains/webhooks/index.js';
 import type { CursorCodec } from './platform/cursor.js';
 import type { Pool } from './platform/database.js';
+import { KeyedQueue } from './platform/keyed-queue.js';
 import type { Logger } from './platform/logger.js';
 import { resolveSecretKey } from './platform/secret-key.js';
 import { startEmbeddedPostgres, type Supervision } from './platform/embedded-postgres.js';
@@ -77,6 +79,8 @@ export interface ServiceParts {
   settings: ServiceSettings;
   /** Empties this process's API-key cache (none: a process without one). */
   forgetApiKeys?: () => void;
+  /** The process's calendar, shared with the engine's web thread (none: one of the service's own). */
+  calendar?: ZoneCalendar;
 }
 
 /** What every handler of one service receives: its parts, and the caches this service keeps (one of each per service). */
@@ -92,6 +96,8 @@ export function serviceDeps(parts: ServiceParts): ServiceDeps {
     customers: checkoutCustomers(parts.db),
     stackLimits: workspaceStackLimits(parts.db),
     tierIndexes: qualificationIndexes(parts.engine),
+    calendar: parts.calendar ?? new ZoneCalendar(),
+    orderTurns: new KeyedQueue(),
   };
 }
 

@@ -192,7 +192,7 @@ export type Config = Readonly<{
 export class ConfigError extends Error {}
 
 /** Never echoed back, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY', 'BOOTSTRAP_ADMIN_PASSWORD', 'METRICS_TOKEN']);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(['DATABASE_URL', 'SECRET_KEY', 'BOOTSTRAP_API_KEY', 'BOOTSTRAP_ADMIN_PASSWORD', 'METRICS_TOKEN']);
 
 /** Empty strings count as unset, so `PORT= npm start` means the default. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -8,6 +8,7 @@ import type { RedemptionEngine } from './contract/engine-port.js';
 import type { BoundHandler } from './contract/handler.js';
 import type { ServiceSettings } from './contract/service-settings.js';
 import { secretFieldNames } from './contract/secrets.js';
+import { ZoneCalendar } from './contract/zone-calendar.js';
 import { ApiKeyVerifier, apiKeyAuthenticator, RequestRateLimiter, type RateLimitSettings } from './domains/access/index.js';
 import { rateLimitsFromEnvironment } from './config.js';
 import { RULES_CHANNEL } from './domains/rules/index.js';
@@ -39,7 +40,7 @@ export interface WebServiceOptions {
   cursors: CursorCodec;
   /** What handlers read of the configuration (composition.ts: serviceSettingsFrom, or defaults in a test). */
   settings: ServiceSettings;
-  engine: Omit<EngineOptions, 'databaseUrl' | 'db' | 'log'>;
+  engine: Omit<EngineOptions, 'databaseUrl' | 'db' | 'log' | 'calendar'>;
   maxBodyBytes: number;
   /** Serve the hot routes through the lean dispatcher too (default), or all through express. */
   hotPath: boolean;
@@ -88,7 +89,9 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   const handlers = [...boundHandlers, ...(options.extraHandlers ?? [])];
   assertEveryOperationHandled(boundHandlers);
   const { pool, log, metrics } = options;
-  const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log });
+  // One calendar for the web thread: the engine's stack and tier decisions and the handlers share its memos.
+  const calendar = new ZoneCalendar();
+  const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log, calendar });
   const verifier = new ApiKeyVerifier(pool, log);
   const keyListener = verifier.listen(options.databaseUrl);
   // A rule changed in another process: this one's partitions read the workspace's vouchers again.
@@ -96,7 +99,7 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
 
   await untilListening([keyListener, ruleListener], 2_000);
 
-  const deps = serviceDeps({ db: pool, cursors: options.cursors, log, engine, settings: options.settings, forgetApiKeys: () => verifier.forget() });
+  const deps = serviceDeps({ db: pool, cursors: options.cursors, log, engine, settings: options.settings, calendar, forgetApiKeys: () => verifier.forget() });
   // The session cookie, asked after the API key (a Bearer key wins); its writes must come from the service's origin.
   let listeningPort: number | undefined;
   const staffSession = staffSessionAuthenticator(pool, log, () => deps.settings.staff, () => ownOrigins(deps.settings.staff, listeningPort));

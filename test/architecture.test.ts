@@ -191,3 +191,54 @@ describe('client and CLI stay free of server code', () => {
     });
   }
 });
+
+// Settings and caches are instances built at a composition root and passed in (src/composition.ts, a partition
+// thread's workers/partition.ts), never module state: two services in one process, or a test, then keep theirs apart.
+// A module-level `let`, or a Map, Set or LRU cache a module could fill, is refused outside this list; a lookup table is
+// typed ReadonlySet/ReadonlyMap, so nothing can change it.
+const MODULE_STATE_ALLOWED: Readonly<Record<string, string>> = {
+  'platform/embedded-postgres.ts startedServers': "the postmasters this process started, stopped by its one 'exit' hook",
+  'main.ts stopping': 'the web process is stopping (its composition root, once per process)',
+  'transports/mcp-tools.ts inputSchemas': 'derived from an Operation object, weakly keyed by it',
+  'transports/mcp-tools.ts outputSchemas': 'derived from an Operation object, weakly keyed by it',
+  'transports/operation-input.ts freeFormPathsOf': 'derived from a zod schema object, weakly keyed by it',
+  'cli/operation-command.ts schemas': 'derived from an Operation object, weakly keyed by it',
+};
+
+/** The module-level declarations of a file's text that can hold state: `let`/`var`, or a Map/Set/cache not typed read-only. */
+function moduleState(text: string): string[] {
+  const found: string[] = [];
+  for (const line of text.split('\n')) {
+    const variable = /^(?:export\s+)?(?:let|var)\s+([\w$]+)/.exec(line);
+    if (variable) found.push(variable[1]!);
+    const collection = /^(?:export\s+)?const\s+([\w$]+)\s*(?::\s*([^=]+?))?\s*=\s*new\s+(?:Map|Set|WeakMap|WeakSet|LRUCache)\b/.exec(line);
+    if (collection && !/^Readonly(Set|Map)</.test(collection[2] ?? '')) found.push(collection[1]!);
+  }
+  return found;
+}
+
+describe('module state', () => {
+  const declared = filesUnder(src).flatMap((file) => moduleState(readFileSync(file, 'utf8')).map((name) => `${path.relative(src, file)} ${name}`));
+
+  it('finds module-level lets and fillable collections, not read-only tables or anything indented', () => {
+    const sample = [
+      'const zones = new Map<string, boolean>();',
+      'export let counter = 0;',
+      'const seen: Set<string> = new Set();',
+      'const cache = new LRUCache<string, number>({ max: 10 });',
+      "const CODES: ReadonlySet<string> = new Set(['a']);",
+      "const TABLE: ReadonlyMap<string, number> = new Map([['a', 1]]);",
+      '  private readonly memo = new Map<string, number>();',
+      '  let local = 1;',
+    ].join('\n');
+    expect(moduleState(sample)).toEqual(['zones', 'counter', 'seen', 'cache']);
+  });
+
+  it('holds no setting or cache at module level in src/ outside the allow-list', () => {
+    expect(declared.filter((d) => !(d in MODULE_STATE_ALLOWED))).toEqual([]);
+  });
+
+  it('keeps the allow-list to declarations that exist', () => {
+    expect(Object.keys(MODULE_STATE_ALLOWED).filter((d) => !declared.includes(d))).toEqual([]);
+  });
+});

@@ -12,6 +12,7 @@
 // `exact` when the search finished within its node budget: every allowed set was then weighed.
 import type { Order } from '../contract/checkout.schemas.js';
 import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
+import type { ZoneCalendar } from '../contract/zone-calendar.js';
 import { budgetRefusal, effectivePriority, eligibility, grant, isExclusive, startOrder, type OrderState } from './redemption.rules.js';
 import { evaluateStack, type StackEntry, type StackEvaluation } from './stack.rules.js';
 
@@ -71,7 +72,7 @@ function copyState(state: OrderState): OrderState {
 }
 
 /** Offers that could be in a stack at all: found, a discount (cards pay, they do not discount), eligible, giving more than 0 alone. */
-function candidatesOf(entries: readonly StackEntry[], order: Order, now: number): Candidate[] {
+function candidatesOf(entries: readonly StackEntry[], order: Order, now: number, calendar: ZoneCalendar): Candidate[] {
   const start = startOrder(order);
   const found: Candidate[] = [];
   const seen = new Set<string>();
@@ -80,7 +81,7 @@ function candidatesOf(entries: readonly StackEntry[], order: Order, now: number)
     if (!v || v.type !== 'DISCOUNT' || seen.has(entry.code)) return;
     seen.add(entry.code);
     const request = { order, amount: entry.amount };
-    if (eligibility(v, entry.use, request, now)) return;
+    if (eligibility(v, entry.use, request, now, calendar)) return;
     const given = grant(v, entry.use, request, start, false);
     // A campaign budget is not weighed here: after other members a smaller grant may fit what is left of it.
     if (given.kind !== 'DISCOUNT' || given.amount <= 0) return;
@@ -112,9 +113,16 @@ interface Best {
   members: number[];
 }
 
-export function bestDeal(entries: readonly StackEntry[], order: Order, stackLimit: number, now: number, options: BestDealOptions = {}): BestDealResult {
+export function bestDeal(
+  entries: readonly StackEntry[],
+  order: Order,
+  stackLimit: number,
+  now: number,
+  calendar: ZoneCalendar,
+  options: BestDealOptions = {},
+): BestDealResult {
   const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
-  const all = candidatesOf(entries, order, now);
+  const all = candidatesOf(entries, order, now, calendar);
   const ordered = stackOrder(all.map((c) => c.entry), all.map((c) => c.alone)).map((k) => all[k]!);
   const best: Best = { discount: 0, members: [] };
   const better = (discount: number, size: number) => discount > best.discount || (discount === best.discount && discount > 0 && size < best.members.length);
@@ -161,7 +169,7 @@ export function bestDeal(entries: readonly StackEntry[], order: Order, stackLimi
   search(0, startOrder(order), 0, new Map());
 
   // Decided again by the stack rules themselves: the answer is what redeeming it gives, or none.
-  const decide = (members: number[]) => evaluateStack(members.map((i) => entries[i]!), order, stackLimit, now);
+  const decide = (members: number[]) => evaluateStack(members.map((i) => entries[i]!), order, stackLimit, now, calendar);
   const evaluation = decide(best.members);
   if (!evaluation.ok || evaluation.state.discountAmount !== best.discount) return { members: [], exact: false, evaluation: decide([]), nodes };
   return { members: best.members, exact: !exhausted, evaluation, nodes };

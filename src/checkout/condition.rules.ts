@@ -11,7 +11,7 @@
 //   as an instant with an ISO 8601 value (the same order as its UTC ISO strings).
 // - opaque values exist and equal nothing.
 // order.items.* look at the items that match applicableTo (all items without it) and the leaf's target (all without
-// one); an order without items has none (count, quantity and amount 0). order.items.amount sums quantity × price. customer.redemptions is supplied by the caller; time.* come from timeFacts().
+// one); an order without items has none (count, quantity and amount 0). order.items.amount sums quantity × price. customer.redemptions is supplied by the caller; time.* come from ZoneCalendar.timeFacts() (contract/zone-calendar.ts).
 import type { Order } from '../contract/checkout.schemas.js';
 import type { ApplicableTo, ConditionLeaf, ConditionScalar, ConditionTree } from '../contract/condition.schemas.js';
 import type { Target } from '../contract/target.schemas.js';
@@ -223,41 +223,4 @@ function evaluateAt(tree: ConditionTree, facts: RuleFacts, applicableTo: Applica
  */
 export function evaluateConditions(tree: ConditionTree, facts: RuleFacts, applicableTo?: ApplicableTo | null): ConditionResult {
   return evaluateAt(tree, facts, applicableTo, '');
-}
-
-const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterOf(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
-    formatters.set(timeZone, formatter);
-  }
-  return formatter;
-}
-
-/** The local day of week (0 = Sunday), hour (0-23) and minute at an instant in an IANA zone; RangeError for an unknown zone. */
-const lastFacts = new Map<string, { minute: number; facts: { dayOfWeek: number; hour: number; minute: number } }>();
-
-/**
- * The local day of week, hour and minute of an instant in a zone. Within one UTC minute they cannot change (zone
- * offsets are whole minutes), so the last answer per zone is kept: a decision over many vouchers formats once.
- */
-export function timeFacts(nowMs: number, timeZone: string): { dayOfWeek: number; hour: number; minute: number } {
-  const utcMinute = Math.floor(nowMs / 60_000);
-  const last = lastFacts.get(timeZone);
-  if (last && last.minute === utcMinute) return last.facts;
-  let dayOfWeek = 0;
-  let hour = 0;
-  let minute = 0;
-  for (const part of formatterOf(timeZone).formatToParts(nowMs)) {
-    if (part.type === 'weekday') dayOfWeek = WEEKDAYS[part.value] ?? 0;
-    else if (part.type === 'hour') hour = Number(part.value) % 24;
-    else if (part.type === 'minute') minute = Number(part.value);
-  }
-  const facts = { dayOfWeek, hour, minute };
-  if (lastFacts.size > 1_000) lastFacts.clear();
-  lastFacts.set(timeZone, { minute: utcMinute, facts });
-  return facts;
 }

@@ -2,12 +2,13 @@
 // codes, checked in one fixed order), how much does it give, and the stack rules (priority, exclusivity, caps).
 import type { CustomerUse } from '../contract/engine-port.js';
 import { explanationMessage } from '../contract/outcomes.js';
-import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts } from './condition.rules.js';
+import { evaluateConditions, itemMatches, type CustomerFacts } from './condition.rules.js';
 import { conditionLeaves, type ConditionTree } from '../contract/condition.schemas.js';
 import { withinSchedule } from './schedule.rules.js';
 import { planDiscount, spreadPlan, type LineState } from './discount.rules.js';
 import { MAX_AMOUNT, type Explanation, type ExplanationCode, type Order, type OrderTotals, type ValidationOutcome } from '../contract/checkout.schemas.js';
 import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
+import type { ZoneCalendar } from '../contract/zone-calendar.js';
 export type { CampaignSnapshot, VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
 
 /** The caller's side of a decision: who asks, and what is held or used already. */
@@ -171,9 +172,9 @@ function referralRefusal(v: VoucherSnapshot, use: UseContext): Refusal | undefin
  * that reads customer fields needs a customer (`customer_required`); a rule that does not hold is
  * `validation_rule_failed`, naming the rule, the failing condition and the rule's own message for the customer.
  */
-export function ruleRefusal(v: VoucherSnapshot, order: Order | undefined, use: UseContext, now: number): Refusal | undefined {
+export function ruleRefusal(v: VoucherSnapshot, order: Order | undefined, use: UseContext, now: number, calendar: ZoneCalendar): Refusal | undefined {
   if (v.rules.length === 0) return undefined;
-  const time = timeFacts(now, v.timeZone);
+  const time = calendar.timeFacts(now, v.timeZone);
   const customer: CustomerFacts | undefined = use.customerGiven
     ? { segments: [], metadata: {}, ...use.facts, id: use.customerId, redemptions: use.customerUses }
     : undefined;
@@ -221,7 +222,7 @@ export interface UseRequest {
 }
 
 /** The contract's explanation codes, in the one order they are checked. */
-export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseRequest, now: number): Refusal | undefined {
+export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseRequest, now: number, calendar: ZoneCalendar): Refusal | undefined {
   const c = v.campaign;
   if (c && (!c.active || (c.startDate !== null && now < c.startDate) || (c.expirationDate !== null && now > c.expirationDate))) {
     return refusal('campaign_inactive', { campaignId: c.id });
@@ -229,7 +230,7 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
   if (!v.active) return refusal(v.type === 'LOYALTY_CARD' ? 'loyalty_member_inactive' : 'voucher_disabled');
   if (v.startDate !== null && now < v.startDate) return refusal('voucher_not_started', { startDate: new Date(v.startDate).toISOString() });
   if (v.expirationDate !== null && now > v.expirationDate) return refusal('voucher_expired', { expirationDate: new Date(v.expirationDate).toISOString() });
-  if ((c?.schedule && !withinSchedule(c.schedule, now, v.timeZone)) || (v.schedule && !withinSchedule(v.schedule, now, v.timeZone))) {
+  if ((c?.schedule && !withinSchedule(c.schedule, now, v.timeZone, calendar)) || (v.schedule && !withinSchedule(v.schedule, now, v.timeZone, calendar))) {
     return refusal('outside_schedule');
   }
   const card = v.type === 'LOYALTY_CARD';
@@ -279,7 +280,7 @@ export function eligibility(v: VoucherSnapshot, use: UseContext, request: UseReq
       });
     }
   }
-  return ruleRefusal(v, request.order, use, now);
+  return ruleRefusal(v, request.order, use, now, calendar);
 }
 
 /** Running state of one order while vouchers are applied to it in turn. */
@@ -367,23 +368,18 @@ export function orderTotals(order: Order, state: OrderState): OrderTotals {
 }
 
 /** One voucher alone: eligibility, then its grant against the whole order. */
-export function decideSingle(
-  v: VoucherSnapshot | undefined,
-  use: UseContext,
-  request: UseRequest,
-  now: number,
-): { decision: Decision; state: OrderState } {
+export function decideSingle(v: VoucherSnapshot | undefined, use: UseContext, request: UseRequest, now: number, calendar: ZoneCalendar): { decision: Decision; state: OrderState } {
   const state = startOrder(request.order);
   if (!v) return { decision: refusal('voucher_not_found'), state };
-  const refused = eligibility(v, use, request, now);
+  const refused = eligibility(v, use, request, now, calendar);
   if (refused) return { decision: refused, state };
   const given = grant(v, use, request, state, true);
   return { decision: budgetRefusal(v, use.budget, given.amount) ?? given, state };
 }
 
 /** The answer to a validation: the decision of one voucher alone, with the order totals and what the voucher is. */
-export function validationOutcome(v: VoucherSnapshot | undefined, use: UseContext, request: UseRequest, now: number): ValidationOutcome {
-  const { decision, state } = decideSingle(v, use, request, now);
+export function validationOutcome(v: VoucherSnapshot | undefined, use: UseContext, request: UseRequest, now: number, calendar: ZoneCalendar): ValidationOutcome {
+  const { decision, state } = decideSingle(v, use, request, now, calendar);
   if (!decision.ok) return { valid: false, ...refusalFields(decision) };
   return {
     valid: true,

@@ -2,6 +2,7 @@
 // earlier ones left of the order and of its campaign's budget; an exclusive voucher never shares a stack.
 import type { ExplanationCode, Order } from '../contract/checkout.schemas.js';
 import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
+import type { ZoneCalendar } from '../contract/zone-calendar.js';
 import {
   budgetRefusal,
   effectivePriority,
@@ -52,6 +53,7 @@ export function evaluateStack(
   order: Order,
   stackLimit: number,
   now: number,
+  calendar: ZoneCalendar,
 ): StackEvaluation {
   const state = startOrder(order);
   const priorities = entries.map((e) => (e.voucher ? effectivePriority(e.voucher) : 0));
@@ -79,7 +81,7 @@ export function evaluateStack(
     if (!v) return fail(index, refusal(entry.tierId !== undefined ? 'promotion_tier_not_found' : 'voucher_not_found'));
     if (entries.length > 1 && isExclusive(v)) return fail(index, refusal('exclusive_conflict', named(entry)));
     const request = { order, amount: entry.amount };
-    const refused = eligibility(v, entry.use, request, now);
+    const refused = eligibility(v, entry.use, request, now, calendar);
     if (refused) return fail(index, refused);
     const given = grant(v, entry.use, request, state, true);
     const campaignSpent = v.campaign ? (spent.get(v.campaign.id) ?? { uses: 0, amount: 0 }) : undefined;

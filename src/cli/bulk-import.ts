@@ -46,7 +46,7 @@ export interface ImportReport {
 
 const MAX_REPORTED = 100;
 /** Problems that every following row would meet as well: stop instead of failing them one by one. */
-const FATAL_CODES = new Set(['unauthorized', 'forbidden', 'version_mismatch']);
+const FATAL_CODES: ReadonlySet<string> = new Set(['unauthorized', 'forbidden', 'version_mismatch']);
 
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
 
@@ -196,7 +196,7 @@ export interface StreamedImportOptions {
 }
 
 const MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
-const FINISHED = new Set(['SUCCEEDED', 'FAILED']);
+const FINISHED: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED']);
 
 /** A streamed bulk operation takes its rows as the request body instead of JSON (the registry's `bodyStream`). */
 export function isStreamedImport(operation: Operation): boolean {

@@ -65,4 +65,4 @@ export function streamedImportProgress(stream: NodeJS.WriteStream, totalBytes: n
   };
 }
 
-const FINISHED_STATUSES = new Set(['SUCCEEDED', 'FAILED']);
+const FINISHED_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED']);

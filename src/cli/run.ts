@@ -13,7 +13,7 @@ import { csvProgress, exportProgress, streamedImportProgress } from './progress.
 
 export { UsageError };
 
-const GLOBAL_BOOLEANS = new Set(['pretty', 'all', 'help', 'version']);
+const GLOBAL_BOOLEANS: ReadonlySet<string> = new Set(['pretty', 'all', 'help', 'version']);
 const GLOBAL_VALUES = ['config', 'base-url', 'input', 'format', 'concurrency', 'batch-size', 'columns', 'toolset'];
 /** Where summaries start in the help's command lists. */
 const COMMAND_COLUMN = 34;

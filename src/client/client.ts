@@ -89,8 +89,8 @@ export interface ClientCore<Api extends OperationMap<Api>> {
 
 export type ClientFor<Api extends OperationMap<Api>> = ClientCore<Api> & Namespaces<Api>;
 
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
-const RESERVED = new Set(['version', 'baseUrl', 'call', 'list', 'pages', 'batch', 'describe', 'serverVersion']);
+const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const RESERVED: ReadonlySet<string> = new Set(['version', 'baseUrl', 'call', 'list', 'pages', 'batch', 'describe', 'serverVersion']);
 
 /** Reads (GET, or a POST needing only a read scope, such as vouchers.validate) and operations taking an idempotency key. */
 function isRetrySafe(operation: OperationInfo | undefined): boolean {

@@ -2,6 +2,7 @@
 import type { EventType } from './event.schemas.js';
 import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool, Sql } from '../platform/database.js';
+import type { KeyedQueue } from '../platform/keyed-queue.js';
 import type { Logger } from '../platform/logger.js';
 import type { Actor, RequestMeta } from './actor.js';
 import type { ExplanationCode, Order } from './checkout.schemas.js';
@@ -11,6 +12,7 @@ import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
 import type { ServiceSettings } from './service-settings.js';
 import type { VoucherSnapshot } from './voucher-snapshot.schemas.js';
+import type { ZoneCalendar } from './zone-calendar.js';
 
 export type { Actor, RequestMeta } from './actor.js';
 
@@ -32,6 +34,10 @@ export interface ServiceDeps {
   stackLimits: StackLimits;
   /** Each workspace's automatic tiers indexed for carts, rebuilt when its promotions version moves; one per service. */
   tierIndexes: TierIndexes;
+  /** Instants read in time zones (schedules, budget periods), with their memos; in a web process, the engine's web thread shares it. */
+  calendar: ZoneCalendar;
+  /** The returns and cancels of one order, run in turn in this process (keyed by the order id); one per service. */
+  orderTurns: KeyedQueue;
 }
 
 export interface StackLimits {

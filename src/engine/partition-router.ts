@@ -139,7 +139,7 @@ class PartitionThread {
 }
 
 /** Calls that change nothing: asked again of the next owner whatever became of the first attempt. */
-const SAFE_TO_REPEAT = new Set<PartitionCall['type']>(['snapshot', 'hold', 'release', 'forget', 'forgetAll', 'ping', 'figures', 'flush']);
+const SAFE_TO_REPEAT: ReadonlySet<PartitionCall['type']> = new Set<PartitionCall['type']>(['snapshot', 'hold', 'release', 'forget', 'forgetAll', 'ping', 'figures', 'flush']);
 const isRead = (call: PartitionCall) => SAFE_TO_REPEAT.has(call.type) || (call.type === 'validate' && !call.session);
 const LINK_TIMEOUT_MS = 15_000;
 

@@ -4,6 +4,7 @@ import type { RedemptionEngine } from '../contract/engine-port.js';
 import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../contract/checkout.schemas.js';
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
+import type { ZoneCalendar } from '../contract/zone-calendar.js';
 import { validationOutcome } from '../checkout/redemption.rules.js';
 import { listenForNotifications } from '../platform/notifications.js';
 import { LinkClient, startLinkServer } from './leases/engine-link.js';
@@ -34,6 +35,8 @@ export interface EngineOptions {
   insightsRollup?: boolean;
   log: Logger;
   logLevel: string;
+  /** The web thread's calendar (stack and tier decisions made here); each partition thread builds its own. */
+  calendar: ZoneCalendar;
   /** Partition leases last this long unless renewed (default 5,000 ms; PARTITION_LEASE_MS). */
   leaseMs?: number;
   /** Where this member answers calls forwarded by the others (ENGINE_HOST, ENGINE_PORT, ENGINE_ADVERTISE_HOST). */
@@ -96,7 +99,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
   });
   // The web thread's stack coordinator is writer -1 of the insight rows: partitions are 0..P-1.
   const refusals = new RefusalCounts(options.db, STACK_WRITER, options.log);
-  const stacks = new StackRedemption(options.db, router, { rollup: options.insightsRollup === false ? 'off' : { writer: STACK_WRITER }, refusals });
+  const stacks = new StackRedemption(options.db, router, options.calendar, { rollup: options.insightsRollup === false ? 'off' : { writer: STACK_WRITER }, refusals });
   const route = (workspaceId: string, code: string) => router.route(workspaceId, code);
 
   return {
@@ -107,7 +110,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       return codes.map((code) => {
         const entry = byCode.get(code)!;
         const voucher = entry.voucher && entry.voucher.kind === (kind ?? 'CODE') ? entry.voucher : undefined;
-        return validationOutcome(voucher, entry.use, { order }, now);
+        return validationOutcome(voucher, entry.use, { order }, now, options.calendar);
       });
     },
     redeem: (r) => router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r }),
@@ -118,8 +121,8 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       return outcome;
     },
     redeemStack: (r) => stacks.redeem(r),
-    previewStack: (r) => previewStack(router, r),
-    bestStack: (r) => bestStack(router, r),
+    previewStack: (r) => previewStack(router, options.calendar, r),
+    bestStack: (r) => bestStack(router, options.calendar, r),
     async releaseSession(r) {
       await router.call(route(r.workspaceId, r.code), { type: 'releaseSession', ...r });
     },

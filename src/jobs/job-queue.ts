@@ -58,7 +58,7 @@ export async function createQueues(boss: PgBoss, queues: readonly PgBoss.Queue[]
 
 // Workers starting together on a fresh database race to create a queue (its partition table): a deadlock or an
 // "already exists" from the loser; trying again finds the queue made.
-const RACE_STATES = new Set(['40P01', '42P07', '23505']);
+const RACE_STATES: ReadonlySet<string> = new Set(['40P01', '42P07', '23505']);
 const RACE_ATTEMPTS = 5;
 
 async function retryRaces(work: () => Promise<void>): Promise<void> {

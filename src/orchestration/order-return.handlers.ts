@@ -13,23 +13,13 @@ function returnContext(ctx: HandlerContext<Operation>): ReturnContext {
 }
 
 /**
- * The returns (and cancels) of one order in this process, each after the one before it: they take turns on the order's
- * row lock anyway, and waiting here holds no database connection (a return that leaves nothing waits for the engine's
- * rollbacks, which need one from the same pool, while it holds the lock). Processes take turns on the row lock.
+ * The returns (and cancels) of one order in this process, each after the one before it (ServiceDeps.orderTurns): they
+ * take turns on the order's row lock anyway, and waiting here holds no database connection (a return that leaves
+ * nothing waits for the engine's rollbacks, which need one from the same pool, while it holds the lock). Processes
+ * take turns on the row lock.
  */
-const turns = new Map<string, Promise<unknown>>();
-
-async function inTurn<T>(orderId: string, work: () => Promise<T>): Promise<T> {
-  const key = orderId.toLowerCase();
-  const before = turns.get(key) ?? Promise.resolve();
-  const mine = before.catch(() => undefined).then(work);
-  const settled = mine.catch(() => undefined);
-  turns.set(key, settled);
-  try {
-    return await mine;
-  } finally {
-    if (turns.get(key) === settled) turns.delete(key);
-  }
+function inTurn<T>(ctx: HandlerContext<Operation>, orderId: string, work: () => Promise<T>): Promise<T> {
+  return ctx.deps.orderTurns.run(orderId.toLowerCase(), work);
 }
 
 async function tellPartitions(ctx: HandlerContext<Operation>, workspaceId: string, changed: ReadonlySet<string>): Promise<void> {
@@ -41,7 +31,7 @@ export const orderReturnHandlers = implement(orderReturnContract, {
     const { input, actor, mutate } = ctx;
     const returning = returnContext(ctx as HandlerContext<Operation>);
     const ask = input.items ? { items: input.items } : { amount: input.amount! };
-    const reply = await inTurn(input.id, () => mutate((unit) => returnOrder(unit, returning, actor.workspaceId, input.id, { ask, reason: input.reason })));
+    const reply = await inTurn(ctx as HandlerContext<Operation>, input.id, () => mutate((unit) => returnOrder(unit, returning, actor.workspaceId, input.id, { ask, reason: input.reason })));
     await tellPartitions(ctx as HandlerContext<Operation>, actor.workspaceId, returning.changed);
     return reply;
   },
@@ -59,7 +49,7 @@ export const orderUpdateHandlers = implement(
       const { input, actor, mutate } = ctx;
       const { id, ...patch } = input;
       const returning = returnContext(ctx as HandlerContext<Operation>);
-      const order = await inTurn(id, () =>
+      const order = await inTurn(ctx as HandlerContext<Operation>, id, () =>
         mutate(async (unit) => {
           if (patch.status === 'CANCELED') await returnBeforeCancel(unit, returning, actor.workspaceId, id);
           return changeOrder(unit, actor.workspaceId, id, patch);

@@ -32,7 +32,7 @@ const INSTRUCTIONS =
  */
 export const TOOLSETS = ['checkout', 'admin'] as const;
 export type Toolset = (typeof TOOLSETS)[number];
-const CHECKOUT = new Set([
+const CHECKOUT: ReadonlySet<string> = new Set([
   'vouchers.validate', 'redemptions.redeem', 'redemptions.stack', 'redemptions.validateStack', 'redemptions.releaseSession', 'redemptions.rollback',
   'redemptions.get', 'promotions.validate', 'promotions.redeemTier', 'qualifications.check', 'customers.get', 'customers.list',
 ]);
@@ -51,7 +51,7 @@ export function parseToolsets(value: string | undefined): Toolset[] {
 }
 
 type JsonNode = Record<string, unknown>;
-const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples']);
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(['default', 'const', 'enum', 'examples']);
 
 /**
  * A tool's input schema as every host reads it: references to `$defs` inlined (some hosts do not resolve them),

@@ -71,8 +71,8 @@ interface ZodDef {
   getter?: () => unknown;
 }
 const defOf = (schema: unknown): ZodDef => (schema as { _zod: { def: ZodDef } })._zod.def;
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
-const OPEN = new Set(['unknown', 'any']);
+const WRAPPERS: ReadonlySet<string> = new Set(['optional', 'nullable', 'default', 'prefault', 'catch', 'readonly', 'nonoptional', 'success']);
+const OPEN: ReadonlySet<string> = new Set(['unknown', 'any']);
 const EVERY = '*';
 
 function takesAnyJson(schema: unknown, hops = 0): boolean {

@@ -1,42 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { budgetPeriodKeys, budgetPeriods, budgetUsage } from '../../src/domains/campaigns/campaign-budget.rules.js';
+import { budgetPeriodKeys, budgetUsage } from '../../src/domains/campaigns/campaign-budget.rules.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 
 const at = (iso: string) => Date.parse(iso);
+const calendar = new ZoneCalendar();
 
 describe('budgetPeriods', () => {
   it('names the day, the Monday of the ISO week and the month in UTC', () => {
-    expect(budgetPeriods(at('2026-11-21T10:00:00Z'), 'UTC')).toEqual({ day: 'day:2026-11-21', week: 'week:2026-11-16', month: 'month:2026-11' });
+    expect(calendar.budgetPeriods(at('2026-11-21T10:00:00Z'), 'UTC')).toEqual({ day: 'day:2026-11-21', week: 'week:2026-11-16', month: 'month:2026-11' });
   });
 
   it('counts a Monday as the first day of its own week and a Sunday as the last', () => {
-    expect(budgetPeriods(at('2026-11-16T00:00:00Z'), 'UTC').week).toBe('week:2026-11-16');
-    expect(budgetPeriods(at('2026-11-22T23:59:59.999Z'), 'UTC').week).toBe('week:2026-11-16');
-    expect(budgetPeriods(at('2026-11-23T00:00:00Z'), 'UTC').week).toBe('week:2026-11-23');
+    expect(calendar.budgetPeriods(at('2026-11-16T00:00:00Z'), 'UTC').week).toBe('week:2026-11-16');
+    expect(calendar.budgetPeriods(at('2026-11-22T23:59:59.999Z'), 'UTC').week).toBe('week:2026-11-16');
+    expect(calendar.budgetPeriods(at('2026-11-23T00:00:00Z'), 'UTC').week).toBe('week:2026-11-23');
   });
 
   it('uses the local date east of UTC, where the day starts earlier', () => {
     // 23:30 UTC on Sunday 2026-11-22 is already Monday 2026-11-23 in Tokyo (UTC+9).
-    expect(budgetPeriods(at('2026-11-22T23:30:00Z'), 'Asia/Tokyo')).toEqual({
+    expect(calendar.budgetPeriods(at('2026-11-22T23:30:00Z'), 'Asia/Tokyo')).toEqual({
       day: 'day:2026-11-23',
       week: 'week:2026-11-23',
       month: 'month:2026-11',
     });
-    expect(budgetPeriods(at('2026-11-22T23:30:00Z'), 'UTC').week).toBe('week:2026-11-16');
+    expect(calendar.budgetPeriods(at('2026-11-22T23:30:00Z'), 'UTC').week).toBe('week:2026-11-16');
   });
 
   it('uses the local date west of UTC, where the month ends later', () => {
     // 03:00 UTC on 2026-12-01 is still 2026-11-30 in New York (UTC-5).
-    expect(budgetPeriods(at('2026-12-01T03:00:00Z'), 'America/New_York')).toEqual({
+    expect(calendar.budgetPeriods(at('2026-12-01T03:00:00Z'), 'America/New_York')).toEqual({
       day: 'day:2026-11-30',
       week: 'week:2026-11-30',
       month: 'month:2026-11',
     });
-    expect(budgetPeriods(at('2026-12-01T03:00:00Z'), 'UTC').month).toBe('month:2026-12');
+    expect(calendar.budgetPeriods(at('2026-12-01T03:00:00Z'), 'UTC').month).toBe('month:2026-12');
   });
 
   it('names a week crossing a month boundary by its Monday in the previous month', () => {
     // Sunday 2026-03-01: its week began on Monday 2026-02-23.
-    expect(budgetPeriods(at('2026-03-01T12:00:00Z'), 'Europe/Berlin')).toEqual({
+    expect(calendar.budgetPeriods(at('2026-03-01T12:00:00Z'), 'Europe/Berlin')).toEqual({
       day: 'day:2026-03-01',
       week: 'week:2026-02-23',
       month: 'month:2026-03',
@@ -45,15 +47,15 @@ describe('budgetPeriods', () => {
 
   it('names a week crossing a year boundary by its Monday in the previous year', () => {
     // Friday 2027-01-01 belongs to the week of Monday 2026-12-28.
-    expect(budgetPeriods(at('2027-01-01T08:00:00Z'), 'UTC')).toEqual({ day: 'day:2027-01-01', week: 'week:2026-12-28', month: 'month:2027-01' });
+    expect(calendar.budgetPeriods(at('2027-01-01T08:00:00Z'), 'UTC')).toEqual({ day: 'day:2027-01-01', week: 'week:2026-12-28', month: 'month:2027-01' });
     // In Kiritimati (UTC+14) the new year has begun while UTC is still at 2026-12-31 11:00.
-    expect(budgetPeriods(at('2026-12-31T11:00:00Z'), 'Pacific/Kiritimati')).toEqual({
+    expect(calendar.budgetPeriods(at('2026-12-31T11:00:00Z'), 'Pacific/Kiritimati')).toEqual({
       day: 'day:2027-01-01',
       week: 'week:2026-12-28',
       month: 'month:2027-01',
     });
     // And in Honolulu (UTC-10) the old year lasts until 10:00 UTC on 2027-01-01.
-    expect(budgetPeriods(at('2027-01-01T09:59:00Z'), 'Pacific/Honolulu')).toEqual({
+    expect(calendar.budgetPeriods(at('2027-01-01T09:59:00Z'), 'Pacific/Honolulu')).toEqual({
       day: 'day:2026-12-31',
       week: 'week:2026-12-28',
       month: 'month:2026-12',
@@ -62,19 +64,19 @@ describe('budgetPeriods', () => {
 
   it('follows daylight saving time: the local midnight moves with the offset', () => {
     // Berlin is UTC+2 in summer: 22:30 UTC on 2026-07-31 is 00:30 on 2026-08-01.
-    expect(budgetPeriods(at('2026-07-31T22:30:00Z'), 'Europe/Berlin').month).toBe('month:2026-08');
+    expect(calendar.budgetPeriods(at('2026-07-31T22:30:00Z'), 'Europe/Berlin').month).toBe('month:2026-08');
     // In winter (UTC+1) 22:30 UTC on 2026-01-31 is 23:30 the same day.
-    expect(budgetPeriods(at('2026-01-31T22:30:00Z'), 'Europe/Berlin').month).toBe('month:2026-01');
+    expect(calendar.budgetPeriods(at('2026-01-31T22:30:00Z'), 'Europe/Berlin').month).toBe('month:2026-01');
   });
 
   it('gives the same answer on repeated calls (the formatter is cached per zone)', () => {
-    const first = budgetPeriods(at('2026-11-21T10:00:00Z'), 'Asia/Kolkata');
-    expect(budgetPeriods(at('2026-11-21T10:00:00Z'), 'Asia/Kolkata')).toEqual(first);
-    expect(budgetPeriods(at('2026-11-21T20:00:00Z'), 'Asia/Kolkata').day).toBe('day:2026-11-22');
+    const first = calendar.budgetPeriods(at('2026-11-21T10:00:00Z'), 'Asia/Kolkata');
+    expect(calendar.budgetPeriods(at('2026-11-21T10:00:00Z'), 'Asia/Kolkata')).toEqual(first);
+    expect(calendar.budgetPeriods(at('2026-11-21T20:00:00Z'), 'Asia/Kolkata').day).toBe('day:2026-11-22');
   });
 
   it('throws a RangeError for an unknown time zone', () => {
-    expect(() => budgetPeriods(0, 'Mars/Olympus_Mons')).toThrow(RangeError);
+    expect(() => calendar.budgetPeriods(0, 'Mars/Olympus_Mons')).toThrow(RangeError);
   });
 });
 

@@ -2,7 +2,7 @@
 // schedules, validation rules, tenancy.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { budgetPeriods } from '../../src/domains/campaigns/index.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -155,7 +155,7 @@ describe('campaigns: happy path', () => {
     expect(created.status).toBe(201);
     expect(created.body).not.toHaveProperty('budgetUsage');
 
-    const periods = budgetPeriods(Date.now(), timeZone);
+    const periods = new ZoneCalendar().budgetPeriods(Date.now(), timeZone);
     await service.pool.query(
       `INSERT INTO campaign_budget_usage (workspace_id, campaign_id, period, redemptions, discount_amount)
        VALUES ($1, $2, $3, 3, 1200), ($1, $2, 'total', 7, 2900), ($1, $2, 'day:2000-01-01', 99, 99)`,

@@ -4,9 +4,11 @@
 // measurement, not a check of behaviour: it runs only with INSIGHTS_BENCH=1 (hold /tmp/bench.lock meanwhile).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
+import { CommitStatements } from '../../src/engine/partition/batch-commit.sql.js';
 import type { BatchWrites, RedemptionRow, RollupDelta } from '../../src/engine/partition/batch-writes.js';
 import { startTestService, type TestService } from '../support/service.js';
+
+const statements = new CommitStatements();
 
 const enabled = process.env.INSIGHTS_BENCH === '1';
 
@@ -47,7 +49,7 @@ describe('insights rollup cost in the commit statement', () => {
             ...(on ? { rollups: [rollup], writer: 0 } : {}),
           };
           const started = performance.now();
-          const result = await commitBatch(client, writes);
+          const result = await statements.commit(client, writes);
           const ms = performance.now() - started;
           expect(result.ok).toBe(true);
           if (i >= 100) timings[on ? 'on' : 'off'].push(ms);

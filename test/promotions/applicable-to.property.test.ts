@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideSingle, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 
 const products = ['shoes', 'socks', 'hats'];
 
@@ -28,11 +29,13 @@ function voucher(discount: VoucherSnapshot['discount'], productIds: string[], ma
 
 const use = { customerId: null, customerGiven: false, customerUses: 0, heldUses: 0, heldBalance: 0 };
 
+const calendar = new ZoneCalendar();
+
 describe('applicableTo', () => {
   it('discounts only matching lines, within them, with shares summing exactly', () => {
     fc.assert(
       fc.property(discountArb, fc.subarray(products, { minLength: 1 }), orderArb, fc.option(fc.integer({ min: 0, max: 30_000 }), { nil: null }), (discount, productIds, order, maxDiscount) => {
-        const { decision, state } = decideSingle(voucher(discount, productIds, maxDiscount), use, { order }, Date.now());
+        const { decision, state } = decideSingle(voucher(discount, productIds, maxDiscount), use, { order }, Date.now(), calendar);
         expect(decision.ok).toBe(true);
         if (!decision.ok) return;
         const matching = order.items.map((item, i) => (productIds.includes(item.productId) ? i : -1)).filter((i) => i >= 0);

@@ -9,8 +9,10 @@ import { bestDeal, stackOrder } from '../../src/checkout/best-deal.rules.js';
 import { budgetRefusal, eligibility, grant, isExclusive, startOrder, type OrderState, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
 import { evaluateStack, type StackEntry } from '../../src/checkout/stack.rules.js';
 import type { Order } from '../../src/contract/checkout.schemas.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 
 const NOW = Date.UTC(2026, 0, 1);
+const calendar = new ZoneCalendar();
 const products = ['shoes', 'socks', 'hats'];
 
 const discountArb = fc.oneof(
@@ -68,7 +70,7 @@ function enumerate(entries: StackEntry[], order: Order, limit: number): number {
   const chosen: StackEntry[] = [];
   const visit = (from: number) => {
     if (chosen.length) {
-      const evaluation = evaluateStack(chosen, order, limit, NOW);
+      const evaluation = evaluateStack(chosen, order, limit, NOW, calendar);
       if (evaluation.ok) best = Math.max(best, evaluation.state.discountAmount);
     }
     if (chosen.length === limit) return;
@@ -94,13 +96,13 @@ function enumerate(entries: StackEntry[], order: Order, limit: number): number {
 function enumerateAllowed(entries: StackEntry[], order: Order, limit: number): { best: number; sets: number } {
   const alone = entries.map((e) => grant(e.voucher!, e.use, { order }, startOrder(order), false).amount);
   const canonical = stackOrder(entries, alone).map((i) => entries[i]!);
-  const refused = (e: StackEntry) => eligibility(e.voucher!, e.use, { order }, NOW) !== undefined;
+  const refused = (e: StackEntry) => eligibility(e.voucher!, e.use, { order }, NOW, calendar) !== undefined;
   let best = 0;
   let sets = 0;
   for (const e of canonical) {
     if (refused(e) || !isExclusive(e.voucher!)) continue;
     sets++;
-    const evaluation = evaluateStack([e], order, limit, NOW);
+    const evaluation = evaluateStack([e], order, limit, NOW, calendar);
     if (evaluation.ok) best = Math.max(best, evaluation.state.discountAmount);
   }
   const usable = canonical.filter((e) => !refused(e) && !isExclusive(e.voucher!));
@@ -117,7 +119,7 @@ function enumerateAllowed(entries: StackEntry[], order: Order, limit: number): {
       chosen.push(e);
       sets++;
       if (sets % 50 === 0) {
-        const again = evaluateStack(chosen, order, limit, NOW);
+        const again = evaluateStack(chosen, order, limit, NOW, calendar);
         expect(again.ok).toBe(allowed);
         if (allowed) expect(again.state.discountAmount).toBe(next.discountAmount);
       }
@@ -134,11 +136,11 @@ function enumerateAllowed(entries: StackEntry[], order: Order, limit: number): {
 }
 
 function check(entries: StackEntry[], order: Order, limit: number) {
-  const result = bestDeal(entries, order, limit, NOW);
+  const result = bestDeal(entries, order, limit, NOW, calendar);
   expect(result.evaluation.ok).toBe(true);
   expect(result.members.length).toBeLessThanOrEqual(limit);
   // The answer is what the stack itself gives, listed in the order it is to be redeemed.
-  const again = evaluateStack(result.members.map((i) => entries[i]!), order, limit, NOW);
+  const again = evaluateStack(result.members.map((i) => entries[i]!), order, limit, NOW, calendar);
   expect(again.ok).toBe(true);
   expect(again.state.discountAmount).toBe(result.evaluation.state.discountAmount);
   return result;
@@ -201,7 +203,7 @@ describe('the best deal', () => {
     fc.assert(
       fc.property(fc.array(offerArb, { minLength: 40, maxLength: 40 }), orderArb, (offers, order) => {
         const entries = offers.map(entryOf);
-        const result = bestDeal(entries, order, 30, NOW, { maxNodes: 500 });
+        const result = bestDeal(entries, order, 30, NOW, calendar, { maxNodes: 500 });
         expect(result.evaluation.ok).toBe(true);
         expect(result.nodes).toBeLessThanOrEqual(501 + entries.length);
         if (!result.exact) expect(result.nodes).toBeGreaterThan(500);

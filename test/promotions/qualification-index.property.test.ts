@@ -4,7 +4,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QualificationIndex } from '../../src/domains/promotions/qualification-index.js';
 import { decideSingle, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 import type { ConditionTree } from '../../src/contract/condition.schemas.js';
+
+const calendar = new ZoneCalendar();
 
 const products = ['a', 'b', 'c', 'd'];
 const currencies = ['EUR', 'USD'];
@@ -56,7 +59,7 @@ describe('qualification index', () => {
           for (const order of carts) {
             const candidates = new Set(index.candidates(order).map((t) => t.id));
             for (const t of tiers) {
-              if (decideSingle(t, use, { order }, Date.now()).decision.ok) expect(candidates.has(t.id), `${t.id} left out`).toBe(true);
+              if (decideSingle(t, use, { order }, Date.now(), calendar).decision.ok) expect(candidates.has(t.id), `${t.id} left out`).toBe(true);
             }
           }
         },

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
 import { BudgetStates } from '../../src/engine/partition/budget-states.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 const WS = '00000000-0000-4000-8000-000000000001';
@@ -38,7 +39,7 @@ afterAll(async () => db?.drop());
 
 describe('campaign budget figures in a partition', () => {
   it('stay stale when marked stale while they are read, and fresh when nothing marked them meanwhile', async () => {
-    const states = new BudgetStates(db.pool);
+    const states = new BudgetStates(db.pool, new ZoneCalendar());
     const now = Date.now();
     const reading = states.load([voucher], now);
     states.markStale(CAMPAIGN);

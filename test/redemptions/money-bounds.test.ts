@@ -3,9 +3,11 @@
 // the card, its ledger and the voucher list keep answering.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
+import { CommitStatements } from '../../src/engine/partition/batch-commit.sql.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
+
+const statements = new CommitStatements();
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -75,7 +77,7 @@ describe('bounds of gift balances', () => {
   it('guards the bound in SQL: a batch lifting a balance past it fails its guard; a direct write fails its CHECK', async () => {
     const g = await giftCard(5_000);
     const { rows } = await service.pool.query('SELECT config_version FROM vouchers WHERE id = $1', [g.id]);
-    const result = await commitBatch(service.pool, {
+    const result = await statements.commit(service.pool, {
       keys: [],
       rollbackIds: [],
       deltas: [{ id: g.id, uses: 0, balance: MAX, configVersion: rows[0].config_version, campaignVersion: null }],

@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { allocate, cappedDiscount, percentOf, type LineState } from '../../src/checkout/discount.rules.js';
 import { pointsFor, pointsWorth, type VoucherSnapshot } from '../../src/checkout/redemption.rules.js';
 import { evaluateStack, type StackEntry } from '../../src/checkout/stack.rules.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
+
+const calendar = new ZoneCalendar();
 
 const money = fc.integer({ min: 0, max: 10_000_000 });
 
@@ -140,7 +143,7 @@ describe('stack rules', () => {
           use: noUse,
         }));
         const order = { amount, currency: 'EUR', items };
-        const result = evaluateStack(entries, order, 30, 0);
+        const result = evaluateStack(entries, order, 30, 0, calendar);
         if (!result.ok) {
           expect(result.failure!.code).toBe('exclusive_conflict');
           // Every result but the failing one is skipped; none has an amount.
@@ -165,7 +168,7 @@ describe('stack rules', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ priority: fc.integer({ min: 0, max: 3 }), exclusive: fc.boolean() }), { minLength: 2, maxLength: 6 }), (specs) => {
         const entries = specs.map((s, i) => ({ code: `C${i}`, voucher: voucher(i, s), use: noUse }));
-        const result = evaluateStack(entries, { amount: 100_000, currency: 'EUR' }, 30, 0);
+        const result = evaluateStack(entries, { amount: 100_000, currency: 'EUR' }, 30, 0, calendar);
         const order = specs.map((s, i) => ({ ...s, i })).sort((a, b) => b.priority - a.priority || a.i - b.i);
         const firstExclusive = order.find((s) => s.exclusive);
         if (!firstExclusive) expect(result.ok).toBe(true);

@@ -1,7 +1,8 @@
 // The condition evaluator field by field and op by op: scalars, lists, missing fields, applicableTo, failure paths,
 // and local time in a zone with daylight saving time.
 import { describe, expect, it } from 'vitest';
-import { evaluateConditions, itemMatches, timeFacts, type CustomerFacts, type RuleFacts } from '../../src/checkout/condition.rules.js';
+import { evaluateConditions, itemMatches, type CustomerFacts, type RuleFacts } from '../../src/checkout/condition.rules.js';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 import { ConditionTree, type ConditionLeaf } from '../../src/contract/condition.schemas.js';
 
 const SEG_A = '0b6f4c1e-8d2a-4f57-9c55-7f0f2a1d9e31';
@@ -239,29 +240,31 @@ describe('trees and failure paths', () => {
   });
 });
 
-describe('timeFacts', () => {
+describe('ZoneCalendar.timeFacts', () => {
+  const calendar = new ZoneCalendar();
+
   it('gives the local day and hour in Europe/Berlin across the spring DST change', () => {
-    expect(timeFacts(Date.parse('2026-03-29T00:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 1, minute: 30 });
-    expect(timeFacts(Date.parse('2026-03-29T01:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 3, minute: 30 });
+    expect(calendar.timeFacts(Date.parse('2026-03-29T00:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 1, minute: 30 });
+    expect(calendar.timeFacts(Date.parse('2026-03-29T01:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 3, minute: 30 });
     // The autumn change: two UTC instants an hour apart are both 02:30 local.
-    expect(timeFacts(Date.parse('2026-10-25T00:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 2, minute: 30 });
-    expect(timeFacts(Date.parse('2026-10-25T01:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 2, minute: 30 });
+    expect(calendar.timeFacts(Date.parse('2026-10-25T00:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 2, minute: 30 });
+    expect(calendar.timeFacts(Date.parse('2026-10-25T01:30:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 2, minute: 30 });
   });
 
   it('gives the local day where it differs from the UTC day', () => {
     const saturdayLateUtc = Date.parse('2026-11-21T23:30:00Z');
     expect(new Date(saturdayLateUtc).getUTCDay()).toBe(6);
-    expect(timeFacts(saturdayLateUtc, 'UTC')).toEqual({ dayOfWeek: 6, hour: 23, minute: 30 });
-    expect(timeFacts(saturdayLateUtc, 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 0, minute: 30 });
-    expect(timeFacts(Date.parse('2026-11-22T05:00:00Z'), 'America/Los_Angeles')).toEqual({ dayOfWeek: 6, hour: 21, minute: 0 });
-    expect(timeFacts(Date.parse('2026-11-21T12:00:00Z'), 'Pacific/Kiritimati')).toEqual({ dayOfWeek: 0, hour: 2, minute: 0 });
+    expect(calendar.timeFacts(saturdayLateUtc, 'UTC')).toEqual({ dayOfWeek: 6, hour: 23, minute: 30 });
+    expect(calendar.timeFacts(saturdayLateUtc, 'Europe/Berlin')).toEqual({ dayOfWeek: 0, hour: 0, minute: 30 });
+    expect(calendar.timeFacts(Date.parse('2026-11-22T05:00:00Z'), 'America/Los_Angeles')).toEqual({ dayOfWeek: 6, hour: 21, minute: 0 });
+    expect(calendar.timeFacts(Date.parse('2026-11-21T12:00:00Z'), 'Pacific/Kiritimati')).toEqual({ dayOfWeek: 0, hour: 2, minute: 0 });
   });
 
   it('answers midnight as hour 0, never 24', () => {
-    expect(timeFacts(Date.parse('2026-11-22T23:00:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 1, hour: 0, minute: 0 });
+    expect(calendar.timeFacts(Date.parse('2026-11-22T23:00:00Z'), 'Europe/Berlin')).toEqual({ dayOfWeek: 1, hour: 0, minute: 0 });
   });
 
   it('refuses an unknown zone', () => {
-    expect(() => timeFacts(0, 'Mars/Olympus_Mons')).toThrow(RangeError);
+    expect(() => calendar.timeFacts(0, 'Mars/Olympus_Mons')).toThrow(RangeError);
   });
 });

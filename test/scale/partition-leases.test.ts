@@ -6,11 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
-import { commitBatch } from '../../src/engine/partition/batch-commit.sql.js';
+import { CommitStatements } from '../../src/engine/partition/batch-commit.sql.js';
 import { partitionOf } from '../../src/engine/partition-router.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { postJson, spawnWebProcess, type ServiceProcess } from '../support/processes.js';
 import { until } from '../webhooks/support.js';
+
+const statements = new CommitStatements();
 
 const LEASE_MS = 2_000;
 const SLOTS = 64;
@@ -242,9 +244,9 @@ describe('partition leases across three web processes', () => {
       deltas: [{ id: voucher.id, uses: -1, balance: 0, configVersion: voucher.config_version, campaignVersion: null }],
       fences: [[slot, token]] as Array<[number, number]>,
     });
-    expect(await commitBatch(db.pool, writes(before.token))).toEqual({ ok: false, failed: 'fence' });
+    expect(await statements.commit(db.pool, writes(before.token))).toEqual({ ok: false, failed: 'fence' });
     expect((await counts([code]))[0]!.redeemed_count).toBe(row!.redeemed_count);
-    expect(await commitBatch(db.pool, writes(moved.lease.token))).toMatchObject({ ok: true });
+    expect(await statements.commit(db.pool, writes(moved.lease.token))).toMatchObject({ ok: true });
     expect((await counts([code]))[0]!.redeemed_count).toBe(row!.redeemed_count - 1);
   });
 });

@@ -3,10 +3,11 @@
 import { implement } from '../../contract/handler.js';
 import { invalidField as invalid, problem, ProblemError } from '../../contract/problems.js';
 import type { Sql } from '../../platform/database.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { templateCurrencyProblem } from '../../checkout/voucher-template.rules.js';
 import { findDefaultCurrency, findWorkspace } from '../workspaces/index.js';
-import { budgetPeriodKeys, budgetPeriods, budgetUsage } from './campaign-budget.rules.js';
+import { budgetPeriodKeys, budgetUsage } from './campaign-budget.rules.js';
 import { campaignContract } from './campaign.contract.js';
 import { deleteCampaign, findBudgetUsage, findCampaign, insertCampaign, listCampaigns, lockCampaign, updateCampaign } from './campaign.queries.js';
 import type { Campaign } from './campaign.schemas.js';
@@ -22,10 +23,10 @@ async function requireTemplateCurrency(tx: Sql, workspaceId: string, campaign: P
 }
 
 /** The campaign with what its budget's current periods (in the workspace's time zone) used so far. */
-async function withBudgetUsage(db: Sql, workspaceId: string, campaign: Campaign): Promise<Campaign> {
+async function withBudgetUsage(db: Sql, calendar: ZoneCalendar, workspaceId: string, campaign: Campaign): Promise<Campaign> {
   if (!campaign.budget) return campaign;
   const workspace = await findWorkspace(db, workspaceId);
-  const periods = budgetPeriods(Date.now(), workspace?.timeZone ?? 'UTC');
+  const periods = calendar.budgetPeriods(Date.now(), workspace?.timeZone ?? 'UTC');
   const used = await findBudgetUsage(db, workspaceId, campaign.id, budgetPeriodKeys(campaign.budget, periods));
   return { ...campaign, budgetUsage: budgetUsage(campaign.budget, periods, used) };
 }
@@ -51,7 +52,7 @@ export const campaignHandlers = implement(campaignContract, {
   async getCampaign({ input, actor, deps }) {
     const campaign = await findCampaign(deps.db, actor.workspaceId, input.id);
     if (!campaign) throw notFound();
-    return withBudgetUsage(deps.db, actor.workspaceId, campaign);
+    return withBudgetUsage(deps.db, deps.calendar, actor.workspaceId, campaign);
   },
   async updateCampaign({ input, actor, deps, mutate }) {
     const { id, type, ...patch } = input;

@@ -1,7 +1,8 @@
 // Insights handlers: resolve and bound the range (a 400 beyond it), then answer from the short cache or the queries.
 import { implement } from '../../contract/handler.js';
 import { invalidField } from '../../contract/problems.js';
-import { budgetPeriods, TOTAL_PERIOD } from '../campaigns/campaign-budget.rules.js';
+import { TOTAL_PERIOD } from '../campaigns/campaign-budget.rules.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import type { Budget, BudgetLimit } from '../../contract/budget.schemas.js';
 import { insightContract } from './insight.contract.js';
 import {
@@ -114,7 +115,7 @@ export const insightHandlers = implement(insightContract, {
     return deps.insightCache.get(actor.workspaceId, 'budgets', input, async () => {
       const campaigns = await findBudgetedCampaigns(deps.db, actor.workspaceId);
       const now = Date.now();
-      const planned = campaigns.map((c) => ({ campaign: c, limits: currentLimits(c, now) }));
+      const planned = campaigns.map((c) => ({ campaign: c, limits: currentLimits(c, now, deps.calendar) }));
       const keys = [...new Set(planned.flatMap((p) => p.limits.map((l) => l.key)))];
       const usage = await findBudgetUsage(deps.db, actor.workspaceId, campaigns.map((c) => c.id), keys);
       const used = new Map(usage.map((u) => [`${u.campaign_id} ${u.period}`, { redemptions: u.redemptions, discountAmount: u.discount_amount }]));
@@ -207,9 +208,9 @@ export const insightHandlers = implement(insightContract, {
 type PeriodName = 'total' | 'daily' | 'weekly' | 'monthly';
 
 /** Each limit of the campaign's budget in its current period, keyed as campaign_budget_usage keys it. */
-function currentLimits(c: BudgetedCampaignRow, now: number): Array<{ period: PeriodName; key: string; limit: BudgetLimit; resetsAt: string | null }> {
+function currentLimits(c: BudgetedCampaignRow, now: number, calendar: ZoneCalendar): Array<{ period: PeriodName; key: string; limit: BudgetLimit; resetsAt: string | null }> {
   const budget = c.budget as Budget;
-  const periods = budgetPeriods(now, c.time_zone);
+  const periods = calendar.budgetPeriods(now, c.time_zone);
   const limits: Array<{ period: PeriodName; key: string; limit: BudgetLimit; resetsAt: string | null }> = [];
   if (budget.total) limits.push({ period: 'total', key: TOTAL_PERIOD, limit: budget.total, resetsAt: null });
   if (budget.daily) limits.push({ period: 'daily', key: periods.day, limit: budget.daily, resetsAt: c.day_ends.toISOString() });

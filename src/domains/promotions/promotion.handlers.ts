@@ -69,7 +69,7 @@ export const promotionHandlers = implement(promotionContract, {
     const scope = 'AUTOMATIC';
     const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.tierIndexes, actor.workspaceId, input.customer, scope);
     if (!customer) throw problem('not_found', 'no such customer');
-    const promotions = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit: 100, customerCodes });
+    const promotions = await qualify(deps.engine, deps.calendar, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit: 100, customerCodes });
     return { promotions };
   },
   async redeemTier({ input, actor, deps, idempotency }) {
@@ -92,7 +92,7 @@ export const promotionHandlers = implement(promotionContract, {
     const { customer, index, customerCodes } = await qualificationInputs(deps.db, deps.tierIndexes, actor.workspaceId, input.customer, input.scope);
     if (!customer) throw problem('not_found', 'no such customer');
     const { scope, limit, codes } = input;
-    const data = await qualify(deps.engine, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes, codes });
+    const data = await qualify(deps.engine, deps.calendar, { workspaceId: actor.workspaceId, index, order: input.order, customer, scope, limit, customerCodes, codes });
     if (!input.bestDeal) return { data };
     return { data, bestDeal: await bestDealOf(deps, { workspaceId: actor.workspaceId, offers: data, order: input.order, customer }) };
   },

@@ -7,6 +7,7 @@
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse, RedemptionEngine } from '../../contract/engine-port.js';
 import type { TierIndex, TierIndexes } from '../../contract/handler.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import type { Pool } from '../../platform/database.js';
 import {
   effectivePriority,
@@ -133,7 +134,7 @@ const bestFirst = (a: QualifiedOffer, b: QualifiedOffer) =>
   b.discount.amount - a.discount.amount || b.priority - a.priority || (a.name ?? a.code ?? '').localeCompare(b.name ?? b.code ?? '');
 
 /** Tiers that apply to the cart, best first, confirmed by the engine, at most `limit`. */
-async function qualifyingTiers(engine: RedemptionEngine, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
+async function qualifyingTiers(engine: RedemptionEngine, calendar: ZoneCalendar, request: QualificationRequest, now: number): Promise<QualifiedOffer[]> {
   const index = request.index;
   if (!index) return [];
   const use: UseContext = { customerId: request.customer.id, customerGiven: request.customer.given, customerUses: 0, heldUses: 0, heldBalance: 0, facts: request.customer.facts };
@@ -143,7 +144,7 @@ async function qualifyingTiers(engine: RedemptionEngine, request: QualificationR
   const likely = index
     .candidates(request.order)
     .flatMap((tier) => {
-      if (eligibility(tier, use, { order: request.order }, now)) return [];
+      if (eligibility(tier, use, { order: request.order }, now, calendar)) return [];
       const amount = grant(tier, use, { order: request.order }, start, false).amount;
       return amount > 0 ? [{ tier, amount }] : [];
     })
@@ -160,7 +161,7 @@ async function qualifyingTiers(engine: RedemptionEngine, request: QualificationR
       : [];
     const liveOutcome = new Map(liveOnes.map((c, i) => [c.tier.code, confirmedLive[i]!]));
     for (const c of chunk) {
-      const outcome = liveOutcome.get(c.tier.code) ?? validationOutcome(c.tier, use, { order: request.order }, now);
+      const outcome = liveOutcome.get(c.tier.code) ?? validationOutcome(c.tier, use, { order: request.order }, now, calendar);
       if (usable(outcome)) confirmed.push(tierOffer(c.tier, outcome));
     }
   }
@@ -174,9 +175,9 @@ async function qualifyingCustomerVouchers(engine: RedemptionEngine, request: Qua
   return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
 }
 
-export async function qualify(engine: RedemptionEngine, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {
+export async function qualify(engine: RedemptionEngine, calendar: ZoneCalendar, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {
   const [tiers, vouchers] = await Promise.all([
-    request.scope === 'CUSTOMER_VOUCHERS' ? [] : qualifyingTiers(engine, request, now),
+    request.scope === 'CUSTOMER_VOUCHERS' ? [] : qualifyingTiers(engine, calendar, request, now),
     request.scope === 'AUTOMATIC' && !request.codes?.length ? [] : qualifyingCustomerVouchers(engine, request),
   ]);
   return [...tiers, ...vouchers].sort(bestFirst).slice(0, request.limit);

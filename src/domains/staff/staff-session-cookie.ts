@@ -12,7 +12,7 @@ import { sessionOfToken, staffActor } from './staff.service.js';
 const PLAIN_NAME = 'promotions_session';
 /** Over https the cookie takes the __Host- prefix: browsers then insist on Secure, Path=/ and no Domain. */
 const HOST_NAME = '__Host-promotions_session';
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export function isSecureOrigin(settings: StaffSettings): boolean {

@@ -56,40 +56,45 @@ SELECT engine_guard(${whens.length ? `CASE ${whens.join(' ')} END` : 'NULL'}) AS
   return { name, text, values: numbered.values };
 }
 
-const statements = new Map<string, CommitStatement>();
-
-/** Prepared once per connection per combination of parts, named by a bit per part (PostgreSQL cuts names at 63 bytes). */
-function findCommitStatement(w: BatchWrites): CommitStatement {
-  const parts = PARTS.filter((part) => part.rows(w) > 0);
-  const name = `engine.commit.${parts.reduce((mask, part) => mask | (1 << PARTS.indexOf(part)), 0).toString(16)}`;
-  let statement = statements.get(name);
-  if (!statement) statements.set(name, (statement = buildCommitStatement(name, parts)));
-  return statement;
-}
-
 export type BatchResult =
   | { ok: true; vouchers: VoucherAfter[]; usage: Array<UsageKey & { uses: number }> }
   | { ok: false; failed: GuardFailure };
 
-export async function commitBatch(db: Sql, w: BatchWrites): Promise<BatchResult> {
-  const statement = findCommitStatement(w);
-  try {
-    const { rows } = await preparedQuery<{ vouchers: Array<[string, number, number | null]>; usage: Array<[string, string, number]> }>(
-      db,
-      statement.name,
-      statement.text,
-      statement.values(w),
-    );
-    const row = rows[0]!;
-    return {
-      ok: true,
-      vouchers: row.vouchers.map(([id, redeemedCount, giftBalance]) => ({ id, redeemedCount, giftBalance })),
-      usage: row.usage.map(([voucherId, customerId, uses]) => ({ voucherId, customerId, uses })),
-    };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : '';
-    const failed = /^engine guard: (fence|keys|rollbacks|vouchers|usage|budget)$/.exec(message)?.[1] as GuardFailure | undefined;
-    if ((error as { code?: string }).code === 'P0001' && failed) return { ok: false, failed };
-    throw error;
+/**
+ * A writer's batch statements, built once per combination of parts and prepared once per connection, named by a bit
+ * per part (PostgreSQL cuts names at 63 bytes). One per writer of plans (a partition, the stack committer).
+ */
+export class CommitStatements {
+  private readonly built = new Map<string, CommitStatement>();
+
+  async commit(db: Sql, w: BatchWrites): Promise<BatchResult> {
+    const statement = this.statementFor(w);
+    try {
+      const { rows } = await preparedQuery<{ vouchers: Array<[string, number, number | null]>; usage: Array<[string, string, number]> }>(
+        db,
+        statement.name,
+        statement.text,
+        statement.values(w),
+      );
+      const row = rows[0]!;
+      return {
+        ok: true,
+        vouchers: row.vouchers.map(([id, redeemedCount, giftBalance]) => ({ id, redeemedCount, giftBalance })),
+        usage: row.usage.map(([voucherId, customerId, uses]) => ({ voucherId, customerId, uses })),
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : '';
+      const failed = /^engine guard: (fence|keys|rollbacks|vouchers|usage|budget)$/.exec(message)?.[1] as GuardFailure | undefined;
+      if ((error as { code?: string }).code === 'P0001' && failed) return { ok: false, failed };
+      throw error;
+    }
+  }
+
+  private statementFor(w: BatchWrites): CommitStatement {
+    const parts = PARTS.filter((part) => part.rows(w) > 0);
+    const name = `engine.commit.${parts.reduce((mask, part) => mask | (1 << PARTS.indexOf(part)), 0).toString(16)}`;
+    let statement = this.built.get(name);
+    if (!statement) this.built.set(name, (statement = buildCommitStatement(name, parts)));
+    return statement;
   }
 }

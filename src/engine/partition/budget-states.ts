@@ -3,7 +3,8 @@
 // BUDGET_TTL_MS, and a refusal is made only on figures read within BUDGET_VERIFY_MS. The SQL guard in the commit
 // statement is what holds the budget; these figures only keep decisions close to it.
 import { LRUCache } from 'lru-cache';
-import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
+import { budgetLimits } from '../../domains/campaigns/campaign-budget.rules.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import type { BudgetLeft, VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { Sql } from '../../platform/database.js';
 import type { BudgetDelta } from './batch-writes.js';
@@ -25,25 +26,28 @@ interface BudgetState {
   pending: Spent;
 }
 
-/** The budget periods a decision at `now` counts in, with their limits. */
-function limitsNow(v: VoucherSnapshot, now: number) {
-  return v.campaign?.budget ? budgetLimits(v.campaign.budget, budgetPeriods(now, v.timeZone)) : [];
-}
-
 export class BudgetStates {
   private readonly states = new LRUCache<string, BudgetState>({ max: 10_000 });
 
   /** How often each campaign's budget was marked stale: a load compares it before and after its read. */
   private readonly marks = new Map<string, number>();
 
-  constructor(private readonly db: Sql) {}
+  constructor(
+    private readonly db: Sql,
+    private readonly calendar: ZoneCalendar,
+  ) {}
+
+  /** The budget periods a decision at `now` counts in, with their limits. */
+  private limitsNow(v: VoucherSnapshot, now: number) {
+    return v.campaign?.budget ? budgetLimits(v.campaign.budget, this.calendar.budgetPeriods(now, v.timeZone)) : [];
+  }
 
   /** Whether a decision on this voucher can be made on what is in memory (no budget, or fresh figures). */
   fresh(v: VoucherSnapshot, now: number): boolean {
     if (!v.campaign?.budget) return true;
     const state = this.states.get(v.campaign.id);
     if (!state || state.stale || now - state.loadedAt > BUDGET_TTL_MS) return false;
-    return limitsNow(v, now).every((l) => state.used.has(l.period));
+    return this.limitsNow(v, now).every((l) => state.used.has(l.period));
   }
 
   /** Marks a budget read too long ago to refuse on as stale (it is read again first); true when it did. */
@@ -70,7 +74,7 @@ export class BudgetStates {
     if (!v.campaign?.budget) return undefined;
     const state = this.states.get(v.campaign.id);
     const left: BudgetLeft = { uses: null, amount: null };
-    for (const { period, limit } of limitsNow(v, now)) {
+    for (const { period, limit } of this.limitsNow(v, now)) {
       const used = state?.used.get(period) ?? { uses: 0, amount: 0 };
       const spentUses = used.uses + (state?.pending.uses ?? 0) + (taken?.uses ?? 0);
       const spentAmount = used.amount + (state?.pending.amount ?? 0) + (taken?.amount ?? 0);
@@ -86,12 +90,12 @@ export class BudgetStates {
     for (const v of vouchers) if (v.campaign?.budget && !this.fresh(v, now)) wanted.set(v.campaign.id, v);
     if (wanted.size === 0) return;
     const periods = new Set<string>();
-    for (const v of wanted.values()) for (const l of limitsNow(v, now)) periods.add(l.period);
+    for (const v of wanted.values()) for (const l of this.limitsNow(v, now)) periods.add(l.period);
     // A mark that lands while the figures are read (a rollback elsewhere) must survive them: they may predate it.
     const marksBefore = new Map([...wanted.keys()].map((id) => [id, this.marks.get(id) ?? 0]));
     const rows = await loadBudgetUsage(this.db, [...wanted.keys()], [...periods]);
     for (const [campaignId, v] of wanted) {
-      const used = new Map(limitsNow(v, now).map((l): [string, Spent] => [l.period, { uses: 0, amount: 0 }]));
+      const used = new Map(this.limitsNow(v, now).map((l): [string, Spent] => [l.period, { uses: 0, amount: 0 }]));
       for (const r of rows) if (r.campaignId === campaignId && used.has(r.period)) used.set(r.period, { uses: r.uses, amount: r.amount });
       const previous = this.states.get(campaignId);
       const markedMeanwhile = (this.marks.get(campaignId) ?? 0) !== marksBefore.get(campaignId);

@@ -5,7 +5,7 @@
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { recordAuditedWrites } from './audited-writes.js';
-import { commitBatch, type BatchResult } from './batch-commit.sql.js';
+import { CommitStatements, type BatchResult } from './batch-commit.sql.js';
 import { settleBalances, type BatchWrites, type VoucherAfter } from './batch-writes.js';
 import { findStoredReplies } from '../../platform/idempotency-keys.sql.js';
 import type { UsageKey } from './hot-path.sql.js';
@@ -29,22 +29,36 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
 });
 
 /**
- * Commits a plan in one statement (its own transaction). A failed guard names what was stale, to reload. A plan with
- * audited writes or points moves adds them in that transaction; a plan of redemptions only stays one statement.
+ * Commits plans, each in one statement (its own transaction), with the batch statements it built so far. A failed guard
+ * names what was stale, to reload. A plan with audited writes or points moves adds them in that transaction; a plan of
+ * redemptions only stays one statement. One per writer: a partition, the stack committer.
  */
-export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter): Promise<CommitResult> {
-  const writes = batchWritesOf(plan, rollup);
-  const inTransaction =
-    plan.audited.length > 0 || plan.pointsDebits.length > 0 || plan.pointsRefunds.length > 0 || plan.conversions.length > 0 || plan.revertedConversions.length > 0;
-  const result = inTransaction ? await commitInTransaction(db, plan, writes) : await commitBatch(db, writes);
-  if (!result.ok) {
-    switch (result.failed) {
+export class PlanWriter {
+  private readonly statements = new CommitStatements();
+
+  constructor(
+    private readonly db: Pool,
+    private readonly rollup: RollupWriter,
+  ) {}
+
+  async commit(plan: WritePlan): Promise<CommitResult> {
+    const writes = batchWritesOf(plan, this.rollup);
+    const inTransaction =
+      plan.audited.length > 0 || plan.pointsDebits.length > 0 || plan.pointsRefunds.length > 0 || plan.conversions.length > 0 || plan.revertedConversions.length > 0;
+    const result = inTransaction ? await this.commitInTransaction(plan, writes) : await this.statements.commit(this.db, writes);
+    if (!result.ok) return this.failure(plan, writes, result.failed);
+    settle(plan, result.vouchers);
+    return { ok: true, vouchers: result.vouchers, usage: result.usage };
+  }
+
+  private async failure(plan: WritePlan, writes: BatchWrites, part: Extract<BatchResult, { ok: false }>['failed']): Promise<CommitResult> {
+    switch (part) {
       case 'fence':
         // A lease of this batch moved to another process: nothing was written; the caller asks the new owner.
         return failed({ fenced: true });
       case 'keys': {
         // Which keys another request took first: those that exist now.
-        const taken = await findStoredReplies(db, plan.keys);
+        const taken = await findStoredReplies(this.db, plan.keys);
         return failed({ takenKeys: taken.map((k) => `${k.workspaceId} ${k.key}`) });
       }
       case 'rollbacks':
@@ -57,8 +71,30 @@ export async function commitPlan(db: Pool, plan: WritePlan, rollup: RollupWriter
         return failed({ staleBudgets: [...new Set([...plan.budgets.values()].map((b) => b.campaignId))] });
     }
   }
-  settle(plan, result.vouchers);
-  return { ok: true, vouchers: result.vouchers, usage: result.usage };
+
+  /**
+   * The batch statement, then the points moves of loyalty cards and the audit entries and events of its rollbacks and
+   * adjustments, in one transaction: they commit together or not at all, and a retried batch (guard failure, deadlock)
+   * starts from nothing, never doubled. A card whose points no longer cover a debit fails the batch like a stale voucher.
+   */
+  private async commitInTransaction(plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
+    try {
+      return await withTransaction(this.db, async (tx) => {
+        const result = await this.statements.commit(tx, writes);
+        if (!result.ok) throw new GuardFailed(result);
+        if (!(await debitPoints(tx, plan.pointsDebits))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
+        await refundPoints(tx, plan.pointsRefunds);
+        if (!(await insertConversions(tx, plan.conversions))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
+        await revertConversions(tx, plan.revertedConversions);
+        settle(plan, result.vouchers);
+        await recordAuditedWrites(tx, plan.audited);
+        return result;
+      });
+    } catch (error) {
+      if (error instanceof GuardFailed) return error.result;
+      throw error;
+    }
+  }
 }
 
 /** Who adds a plan's insight figures to the rollup: a partition's number (-1: the stack committer), or nobody (off). */
@@ -101,30 +137,6 @@ class GuardFailed extends Error {
   }
 }
 
-/**
- * The batch statement, then the points moves of loyalty cards and the audit entries and events of its rollbacks and
- * adjustments, in one transaction: they commit together or not at all, and a retried batch (guard failure, deadlock)
- * starts from nothing, never doubled. A card whose points no longer cover a debit fails the batch like a stale voucher.
- */
-async function commitInTransaction(db: Pool, plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
-  try {
-    return await withTransaction(db, async (tx) => {
-      const result = await commitBatch(tx, writes);
-      if (!result.ok) throw new GuardFailed(result);
-      if (!(await debitPoints(tx, plan.pointsDebits))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
-      await refundPoints(tx, plan.pointsRefunds);
-      if (!(await insertConversions(tx, plan.conversions))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
-      await revertConversions(tx, plan.revertedConversions);
-      settle(plan, result.vouchers);
-      await recordAuditedWrites(tx, plan.audited);
-      return result;
-    });
-  } catch (error) {
-    if (error instanceof GuardFailed) return error.result;
-    throw error;
-  }
-}
-
 /** `fenced`: a lease the plan was decided under has moved (its holds are void): decide again with the new owners. */
 export type PlanResult = 'ok' | 'taken' | 'stale' | 'fenced';
 
@@ -136,11 +148,11 @@ export type PlanResult = 'ok' | 'taken' | 'stale' | 'fenced';
 export class PlanCommitter {
   private readonly waiting: Array<{ plan: WritePlan; resolve: (r: PlanResult) => void; reject: (e: unknown) => void }> = [];
   private busy = false;
+  private readonly writer: PlanWriter;
 
-  constructor(
-    private readonly pool: Pool,
-    private readonly rollup: RollupWriter,
-  ) {}
+  constructor(pool: Pool, rollup: RollupWriter) {
+    this.writer = new PlanWriter(pool, rollup);
+  }
 
   submit(plan: WritePlan): Promise<PlanResult> {
     return new Promise((resolve, reject) => {
@@ -163,14 +175,14 @@ export class PlanCommitter {
 
   private async commitBatch(batch: Array<{ plan: WritePlan; resolve: (r: PlanResult) => void }>): Promise<void> {
     if (batch.length > 1) {
-      const result = await commitPlan(this.pool, mergePlans(batch.map((b) => b.plan)), this.rollup);
+      const result = await this.writer.commit(mergePlans(batch.map((b) => b.plan)));
       if (result.ok) {
         batch.forEach((b) => b.resolve('ok'));
         return;
       }
     }
     for (const b of batch) {
-      const result = await commitPlan(this.pool, b.plan, this.rollup);
+      const result = await this.writer.commit(b.plan);
       b.resolve(result.ok ? 'ok' : result.fenced ? 'fenced' : result.takenKeys.length ? 'taken' : 'stale');
     }
   }

@@ -8,9 +8,10 @@ import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, t
 import type { StackOutcome, ValidationOutcome } from '../../contract/checkout.schemas.js';
 import type { Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';
 import { BudgetStates, type Spent } from './budget-states.js';
-import { commitPlan } from './group-commit.js';
+import { PlanWriter } from './group-commit.js';
 import { isEmpty, usageKey } from './write-plan.js';
 import { loadRedemptions, pruneExpiredSessions, type StoredRedemption } from './hot-path.sql.js';
 import { cachedSnapshots, loadBatchState, loadRollbackTargets } from './batch-state.js';
@@ -37,6 +38,8 @@ export interface PartitionOptions {
   partition?: number;
   /** Add each batch's figures to the insights rollup in its commit statement (default true). */
   insightsRollup?: boolean;
+  /** The thread's calendar: one per partition thread, built at its root (workers/partition.ts). */
+  calendar: ZoneCalendar;
   now?: () => number;
 }
 
@@ -72,17 +75,18 @@ export class PartitionRuntime {
   private readonly replays: IdempotencyReplays<Item>;
   private readonly budgets: BudgetStates;
   private readonly refusals: RefusalCounts;
+  private readonly writer: PlanWriter;
   private readonly now: () => number;
 
   constructor(private readonly options: PartitionOptions) {
     this.cache = new VoucherStateCache(options.cacheSize, options.cacheTtlMs);
-    this.budgets = new BudgetStates(options.db);
+    this.budgets = new BudgetStates(options.db, options.calendar);
+    this.writer = new PlanWriter(options.db, options.insightsRollup === false ? 'off' : { writer: options.partition ?? 0 });
     this.now = options.now ?? Date.now;
     this.refusals = new RefusalCounts(options.db, options.partition ?? 0, options.log);
     this.holds = new StackHolds((key) => this.cache.peek(key), (key) => this.busy.has(key));
     this.replays = new IdempotencyReplays(options.db, (item, result) => this.answer(item, result), (item, error) => this.refuse(item, error));
-    const sweep = setInterval(() => void this.sweepSessions(), SESSION_SWEEP_MS * (0.5 + Math.random()));
-    sweep.unref();
+    setInterval(() => void this.sweepSessions(), SESSION_SWEEP_MS * (0.5 + Math.random())).unref();
   }
 
   /** Expired sessions hold nothing (every decision and the SQL guard ignore them); this only keeps the table small. */
@@ -287,7 +291,7 @@ export class PartitionRuntime {
   private validate(entry: HotVoucher, call: Extract<PartitionCall, { type: 'validate' }>, now: number): ValidationOutcome {
     const v = ofKind(entry, call.kind);
     const use = v ? this.useOf(entry, call.customer, now, entry.sessions.reserved(now)) : noUse(call.customer);
-    return validationOutcome(v, use, { order: call.order, amount: call.amount }, now);
+    return validationOutcome(v, use, { order: call.order, amount: call.amount }, now, this.options.calendar);
   }
 
   /** For a stack: an entry's own session (by code) does not count its own reservation as taken. */
@@ -309,6 +313,7 @@ export class PartitionRuntime {
       const now = this.now();
       const { plan, outcomes: decided, taken, touched, campaignTaken, sessions } = planWrites(pending.map((item) => item.call as WriteCall), rollbackRows, {
         now,
+        calendar: this.options.calendar,
         entryOf: (workspaceId, code) => this.cache.peek(voucherKey(workspaceId, code)),
         useOf: (entry, customer, extra, spent, reserved) => this.useOf(entry, customer, now, reserved, extra, spent),
       });
@@ -336,8 +341,7 @@ export class PartitionRuntime {
       const started = performance.now();
       const statement = !isEmpty(plan);
       try {
-        const rollup = this.options.insightsRollup === false ? 'off' : { writer: this.options.partition ?? 0 };
-        result = statement ? await commitPlan(this.options.db, plan, rollup) : ({ ok: true, vouchers: [], usage: [] } as const);
+        result = statement ? await this.writer.commit(plan) : ({ ok: true, vouchers: [], usage: [] } as const);
       } finally {
         setPending(taken, reserving, -1);
         this.budgets.setPending(campaignTaken, -1);

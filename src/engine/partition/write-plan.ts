@@ -3,8 +3,8 @@
 // planner and the stack coordinator build plans with these functions; group-commit.ts writes them.
 import type { AuditTrail } from '../../contract/handler.js';
 import { uuidv7 } from '../../platform/ids.js';
-import { budgetLimits, budgetPeriods } from '../../domains/campaigns/campaign-budget.rules.js';
-import { rollupHour } from '../../domains/insights/insight-period.rules.js';
+import { budgetLimits } from '../../domains/campaigns/campaign-budget.rules.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import type { NewEvent } from '../../domains/events/index.js';
 import type { VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import { MAX_AMOUNT, type Order } from '../../contract/checkout.schemas.js';
@@ -102,7 +102,7 @@ export interface RedemptionDraft {
 }
 
 /** Adds one redemption to a plan: its counters, per-customer use, ledger entry, row and voucher.redeemed event. */
-export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string {
+export function planRedemption(plan: WritePlan, calendar: ZoneCalendar, draft: RedemptionDraft): string {
   const { voucher: v, kind, amount, customerId, order, createdAt } = draft;
   const id = uuidv7();
   planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0);
@@ -120,8 +120,8 @@ export function planRedemption(plan: WritePlan, draft: RedemptionDraft): string 
     });
   }
   if (v.referral && customerId) planConversion(plan, v, v.referral, customerId, id, order?.id ?? null, createdAt);
-  planBudget(plan, v, createdAt.getTime(), 1, amount);
-  const rollup = planRollup(plan, { workspaceId: v.workspaceId, campaignId: v.campaignId, currency: order?.currency ?? v.currency }, createdAt, v.timeZone);
+  planBudget(plan, calendar, v, createdAt.getTime(), 1, amount);
+  const rollup = planRollup(plan, calendar, { workspaceId: v.workspaceId, campaignId: v.campaignId, currency: order?.currency ?? v.currency }, createdAt, v.timeZone);
   rollup.redemptions += 1;
   // Money paid with points counts as credits, like a gift card's: it is not a discount.
   if (kind !== 'DISCOUNT') rollup.giftAmount = Math.min(rollup.giftAmount + amount, MAX_AMOUNT);
@@ -209,6 +209,7 @@ function planConversion(
  */
 export function planRollback(
   plan: WritePlan,
+  calendar: ZoneCalendar,
   redemption: StoredRedemption,
   rollback: Omit<RollbackRow, 'redemptionId' | 'voucherCode' | 'amount' | 'returnedCredit'>,
   trail: AuditTrail,
@@ -216,7 +217,7 @@ export function planRollback(
   conversionReason = 'ROLLBACK',
 ): void {
   const row: RollbackRow = { ...rollback, redemptionId: redemption.id, voucherCode: redemption.voucherCode, amount: redemption.amount, returnedCredit: redemption.returnedCredit };
-  const rollup = planRollup(plan, redemption, rollback.createdAt, timeZone);
+  const rollup = planRollup(plan, calendar, redemption, rollback.createdAt, timeZone);
   rollup.rollbacks += 1;
   if (redemption.kind !== 'DISCOUNT') rollup.rolledBackGift = Math.min(rollup.rolledBackGift + redemption.amount, MAX_AMOUNT);
   else rollup.rolledBackDiscount = Math.min(rollup.rolledBackDiscount + redemption.amount, MAX_AMOUNT);
@@ -246,10 +247,10 @@ export function planRollback(
  * commit statement adds it under a guard, so the budget holds across partitions and processes. `at` is when the
  * redemption was made (a rollback gives back to the period the redemption was counted in).
  */
-export function planBudget(plan: WritePlan, v: VoucherSnapshot, at: number, uses: number, amount: number): void {
+export function planBudget(plan: WritePlan, calendar: ZoneCalendar, v: VoucherSnapshot, at: number, uses: number, amount: number): void {
   const budget = v.campaign?.budget;
   if (!budget) return;
-  for (const { period, limit } of budgetLimits(budget, budgetPeriods(at, v.timeZone))) {
+  for (const { period, limit } of budgetLimits(budget, calendar.budgetPeriods(at, v.timeZone))) {
     const key = `${v.campaign!.id} ${period}`;
     const delta = plan.budgets.get(key) ?? {
       workspaceId: v.workspaceId,
@@ -267,8 +268,8 @@ export function planBudget(plan: WritePlan, v: VoucherSnapshot, at: number, uses
 }
 
 /** The batch's rollup sums for a (workspace, campaign, currency) in the hour of `at`: one row per batch, not per redemption. */
-function planRollup(plan: WritePlan, of: { workspaceId: string; campaignId: string | null; currency: string | null }, at: Date, timeZone: string): RollupDelta {
-  const hour = rollupHour(at.getTime(), timeZone);
+function planRollup(plan: WritePlan, calendar: ZoneCalendar, of: { workspaceId: string; campaignId: string | null; currency: string | null }, at: Date, timeZone: string): RollupDelta {
+  const hour = calendar.rollupHour(at.getTime(), timeZone);
   const key = `${of.workspaceId} ${of.campaignId ?? ''} ${of.currency ?? ''} ${hour}`;
   let rollup = plan.rollups.get(key);
   if (!rollup) {

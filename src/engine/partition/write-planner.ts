@@ -18,6 +18,7 @@ import {
 import { evaluateStack, type StackEntry } from '../../checkout/stack.rules.js';
 import { MAX_AMOUNT, type RedemptionOutcome, type RollbackOutcome, type StackOutcome, type ValidationOutcome } from '../../contract/checkout.schemas.js';
 import type { CustomerUse, PartitionCall, SessionOpening } from '../messages.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import type { Spent } from './budget-states.js';
 import {
   emptyPlan,
@@ -50,6 +51,7 @@ export interface Taken {
 
 export interface PlannerContext {
   now: number;
+  calendar: ZoneCalendar;
   entryOf(workspaceId: string, code: string): HotVoucher | undefined;
   /** A decision's use context: counts, holds, pending and batch takes, reservations of others, facts, budget left. */
   useOf(entry: HotVoucher, customer: CustomerUse, extra: { uses: number; balance: number; byCustomer: number }, campaignTaken: Spent | undefined, reserved: Reserved): UseContext;
@@ -141,7 +143,7 @@ class BatchPlanner {
     // A live reservation of the caller's session is its own: not counted against it, and consumed when it redeems.
     const own = call.session && entry && v && this.sessions.get(entry, call.session.key, now) ? call.session.key : undefined;
     const use = entry && v ? this.useOf(entry, call.customer, own) : noUse(call.customer);
-    const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now);
+    const { decision, state } = decideSingle(v, use, { order: call.order, amount: call.amount }, now, this.ctx.calendar);
     let outcome: RedemptionOutcome;
     if (!decision.ok) {
       outcome = { ok: false, ...refusalFields(decision) };
@@ -186,7 +188,7 @@ class BatchPlanner {
       this.sessions.set(entry, own, null);
       planSession(this.plan, voucher, own, null);
     }
-    return planRedemption(this.plan, {
+    return planRedemption(this.plan, this.ctx.calendar, {
       voucher,
       kind: grant.kind,
       amount: grant.amount,
@@ -216,7 +218,7 @@ class BatchPlanner {
       const { entry, v, own } = owned[i]!;
       return { code: item.code, tierId: item.tierId, amount: item.amount, voucher: v, use: entry && v ? this.useOf(entry, call.customer, own) : noUse(call.customer) };
     });
-    const evaluation = evaluateStack(entries, call.order, call.stackLimit, now);
+    const evaluation = evaluateStack(entries, call.order, call.stackLimit, now, this.ctx.calendar);
     const key = (outcome: StackOutcome) => this.plan.keys.push({ workspaceId: call.workspaceId, key: call.idempotency.key, requestHash: call.idempotency.hash, response: outcome });
     if (!evaluation.ok) {
       const outcome: StackOutcome = { ok: false, ...refusalFields(evaluation.failure!), results: evaluation.results };
@@ -244,7 +246,7 @@ class BatchPlanner {
     const { key, ttlSeconds } = call.session;
     // Its own reservation is not counted: validating again refreshes it, never reserves twice.
     const use = entry && v ? this.useOf(entry, call.customer, key) : noUse(call.customer);
-    const outcome = validationOutcome(v, use, { order: call.order, amount: call.amount }, now);
+    const outcome = validationOutcome(v, use, { order: call.order, amount: call.amount }, now, this.ctx.calendar);
     if (!outcome.valid) return outcome;
     // What the session reserves of the balance, in the voucher's unit: gift credits, or the points that would pay.
     const reserved = v!.type === 'GIFT_CARD' ? (outcome.discount?.amount ?? 0) : v!.type === 'LOYALTY_CARD' ? (outcome.discount?.points ?? 0) : 0;
@@ -287,14 +289,14 @@ class BatchPlanner {
         if (row.kind === 'GIFT') t.balance -= giftBack(row);
         if (row.kind === 'POINTS') t.balance -= row.points ?? 0;
         planDelta(this.plan, v, -1, row.kind === 'GIFT' ? giftBack(row) : 0);
-        if (row.campaignId === v.campaignId) planBudget(this.plan, v, row.createdAt.getTime(), -1, row.amount);
+        if (row.campaignId === v.campaignId) planBudget(this.plan, this.ctx.calendar, v, row.createdAt.getTime(), -1, row.amount);
         if (row.kind === 'GIFT' && giftBack(row) > 0) {
           planLedger(this.plan, v, { type: call.reason === RETURN_REASON ? 'RETURN' : 'ROLLBACK', amount: giftBack(row), redemptionId: row.id }, this.createdAt);
         }
         if (row.customerId) planUsage(this.plan, v, row.customerId, -1);
       }
       const rollback = { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt };
-      planRollback(this.plan, row, rollback, call.audit, v?.timeZone ?? 'UTC', call.conversionReason);
+      planRollback(this.plan, this.ctx.calendar, row, rollback, call.audit, v?.timeZone ?? 'UTC', call.conversionReason);
       const createdAt = this.createdAt.toISOString();
       outcome = { ok: true, rollback: { id: rollbackId, redemptionId: row.id, voucherCode: row.voucherCode, amount: row.amount, createdAt } };
     }

@@ -11,6 +11,7 @@ import type { StackQuestion } from '../../contract/engine-port.js';
 import type { BestDeal, BestDealVoucher, StackPreview } from '../../contract/stack-preview.schemas.js';
 import type { PartitionRouter } from '../partition-router.js';
 import { rereadBudgets, resolveVouchers, stackEntries, type StackVoucher } from './stack-entries.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 
 /** A stack's answer without what only a commit gives (its stackId, the redemptions' ids). */
 export function previewOf(evaluation: StackEvaluation, order: Order): StackPreview {
@@ -18,10 +19,10 @@ export function previewOf(evaluation: StackEvaluation, order: Order): StackPrevi
   return { ok: true, results: evaluation.results, order: orderTotals(order, evaluation.state) };
 }
 
-export async function previewStack(router: PartitionRouter, question: StackQuestion, now: () => number = Date.now): Promise<StackPreview> {
+export async function previewStack(router: PartitionRouter, calendar: ZoneCalendar, question: StackQuestion, now: () => number = Date.now): Promise<StackPreview> {
   const vouchers = resolveVouchers(question.vouchers);
   const entries = await freshEntries(router, question, vouchers);
-  return previewOf(evaluateStack(entries, question.order, question.stackLimit, now()), question.order);
+  return previewOf(evaluateStack(entries, question.order, question.stackLimit, now(), calendar), question.order);
 }
 
 /**
@@ -38,9 +39,9 @@ async function freshEntries(router: PartitionRouter, question: StackQuestion, vo
 }
 
 /** Of the offers given (codes and tiers), the allowed stack with the largest discount (checkout/best-deal.rules.ts). */
-export async function bestStack(router: PartitionRouter, question: StackQuestion, now: () => number = Date.now): Promise<BestDeal> {
+export async function bestStack(router: PartitionRouter, calendar: ZoneCalendar, question: StackQuestion, now: () => number = Date.now): Promise<BestDeal> {
   const entries = await freshEntries(router, question, resolveVouchers(question.vouchers));
-  const found = bestDeal(entries, question.order, question.stackLimit, now());
+  const found = bestDeal(entries, question.order, question.stackLimit, now(), calendar);
   const named = (v: StackVoucher): BestDealVoucher => (v.tierId !== undefined ? { tierId: v.tierId } : { code: v.code! });
   return { vouchers: found.members.map((i) => named(question.vouchers[i]!)), order: orderTotals(question.order, found.evaluation.state), exact: found.exact };
 }

@@ -18,6 +18,7 @@ import type { RefusalCounts } from '../partition/refusal-counts.js';
 import { replayOf } from '../../contract/idempotency.js';
 import { findStoredReplies, type StoredKey } from '../../platform/idempotency-keys.sql.js';
 import { resolveVouchers, stackEntries, type ResolvedVoucher } from './stack-entries.js';
+import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 
 type StackRequest = Parameters<RedemptionEngine['redeemStack']>[0];
 /** A stack whose tier entries name their tier's internal code. */
@@ -45,6 +46,7 @@ export class StackRedemption {
   constructor(
     private readonly db: Pool,
     private readonly router: PartitionRouter,
+    private readonly calendar: ZoneCalendar,
     private readonly insights: { rollup: RollupWriter; refusals: RefusalCounts },
     private readonly now: () => number = Date.now,
   ) {
@@ -84,7 +86,7 @@ export class StackRedemption {
     if (together) return together;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const entries = await this.snapshots(request);
-      const evaluation = evaluateStack(entries, request.order, request.stackLimit, this.now());
+      const evaluation = evaluateStack(entries, request.order, request.stackLimit, this.now(), this.calendar);
       if (!evaluation.ok) {
         const failure = evaluation.failure!;
         const outcome: StackOutcome = { ok: false, ...refusalFields(failure), results: evaluation.results };
@@ -133,7 +135,7 @@ export class StackRedemption {
       for (const answer of answers) if (answer.fence) plan.fences.add(`${answer.fence[0]}:${answer.fence[1]}`);
       const results = [...evaluation.results];
       for (const member of evaluation.members) {
-        const redemptionId = planRedemption(plan, {
+        const redemptionId = planRedemption(plan, this.calendar, {
           voucher: member.voucher,
           kind: member.grant.kind,
           amount: member.grant.amount,
