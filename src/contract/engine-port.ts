@@ -69,14 +69,22 @@ export interface StackQuestion {
   stackLimit: number;
 }
 
+/** One code of validateMany: its outcome, and how its voucher stacks with others. */
+export interface ValidatedCode {
+  outcome: ValidationOutcome;
+  priority: number;
+  exclusive: boolean;
+}
+
 export interface RedemptionEngine {
   /** With `session`: a valid answer reserves the use (and the gift credits) for that key; written before it answers. */
   validate(request: VoucherRequest & { session?: SessionOpening | undefined }): Promise<ValidationOutcome>;
   /**
    * Several codes for one cart and customer at once (qualification): one message per partition, each answer as
-   * `validate` would give it, in the order of `codes`.
+   * `validate` would give it, in the order of `codes`, with how the voucher stacks (its priority, else its campaign's,
+   * else 0; exclusive likewise; 0 and false when there is no such voucher).
    */
-  validateMany(request: { workspaceId: string; codes: string[]; kind?: 'CODE' | 'TIER' | undefined; order: Order; customer: CustomerUse }): Promise<ValidationOutcome[]>;
+  validateMany(request: { workspaceId: string; codes: string[]; kind?: 'CODE' | 'TIER' | undefined; order: Order; customer: CustomerUse }): Promise<ValidatedCode[]>;
   /** `session`: a live reservation of this key is consumed by the redemption; an unknown or expired one is ignored. */
   redeem(
     request: VoucherRequest & { idempotency?: IdempotencyClaim | undefined; metadata?: Record<string, unknown> | undefined; session?: { key: string } | undefined },

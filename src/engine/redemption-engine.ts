@@ -5,7 +5,7 @@ import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutc
 import type { Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import type { ZoneCalendar } from '../contract/zone-calendar.js';
-import { validationOutcome } from '../checkout/redemption.rules.js';
+import { effectivePriority, isExclusive, validationOutcome } from '../checkout/redemption.rules.js';
 import { listenForNotifications } from '../platform/notifications.js';
 import { LinkClient, startLinkServer } from './leases/engine-link.js';
 import { loadEngineSecret } from './leases/lease.sql.js';
@@ -110,7 +110,11 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
       return codes.map((code) => {
         const entry = byCode.get(code)!;
         const voucher = entry.voucher && entry.voucher.kind === (kind ?? 'CODE') ? entry.voucher : undefined;
-        return validationOutcome(voucher, entry.use, { order }, now, options.calendar);
+        return {
+          outcome: validationOutcome(voucher, entry.use, { order }, now, options.calendar),
+          priority: voucher ? effectivePriority(voucher) : 0,
+          exclusive: voucher ? isExclusive(voucher) : false,
+        };
       });
     },
     redeem: (r) => router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r }),

@@ -118,15 +118,15 @@ function tierOffer(tier: VoucherSnapshot, outcome: Passed): QualifiedOffer {
   };
 }
 
-function voucherOffer(code: string, outcome: Passed): QualifiedOffer {
+function voucherOffer(code: string, outcome: Passed, stacking: { priority: number; exclusive: boolean }): QualifiedOffer {
   return {
     kind: outcome.voucher?.type === 'GIFT_CARD' ? 'GIFT_CARD' : 'VOUCHER',
     code,
     ...(outcome.voucher?.campaignId ? { campaignId: outcome.voucher.campaignId } : {}),
     discount: outcome.discount,
     ...(outcome.order ? { order: outcome.order } : {}),
-    priority: 0,
-    exclusive: false,
+    priority: stacking.priority,
+    exclusive: stacking.exclusive,
   };
 }
 
@@ -159,7 +159,7 @@ async function qualifyingTiers(engine: RedemptionEngine, calendar: ZoneCalendar,
     const confirmedLive = liveOnes.length
       ? await engine.validateMany({ workspaceId: request.workspaceId, codes: liveOnes.map((c) => c.tier.code), kind: 'TIER', order: request.order, customer: request.customer })
       : [];
-    const liveOutcome = new Map(liveOnes.map((c, i) => [c.tier.code, confirmedLive[i]!]));
+    const liveOutcome = new Map(liveOnes.map((c, i) => [c.tier.code, confirmedLive[i]!.outcome]));
     for (const c of chunk) {
       const outcome = liveOutcome.get(c.tier.code) ?? validationOutcome(c.tier, use, { order: request.order }, now, calendar);
       if (usable(outcome)) confirmed.push(tierOffer(c.tier, outcome));
@@ -172,7 +172,7 @@ async function qualifyingTiers(engine: RedemptionEngine, calendar: ZoneCalendar,
 async function qualifyingCustomerVouchers(engine: RedemptionEngine, request: QualificationRequest): Promise<QualifiedOffer[]> {
   const codes = [...new Set([...(request.scope === 'AUTOMATIC' ? [] : request.customerCodes), ...(request.codes ?? [])])];
   const outcomes = codes.length ? await engine.validateMany({ workspaceId: request.workspaceId, codes, order: request.order, customer: request.customer }) : [];
-  return outcomes.flatMap((outcome, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome)] : []));
+  return outcomes.flatMap(({ outcome, ...stacking }, i) => (usable(outcome) ? [voucherOffer(codes[i]!, outcome, stacking)] : []));
 }
 
 export async function qualify(engine: RedemptionEngine, calendar: ZoneCalendar, request: QualificationRequest, now = Date.now()): Promise<QualifiedOffer[]> {
