@@ -64,10 +64,15 @@ export async function waitFor(url, child, output, timeoutMs = 180_000) {
   throw new Error(`not ready: ${url}\n${output()}`);
 }
 
-/** Starts `script` (a path under `root`) with `env`, waits for `readyUrl`; its stop (SIGINT, awaited) joins `cleanups`. */
+/**
+ * Starts `script` (a path under `root`) with `env`, waits for `readyUrl`; its stop (SIGINT, awaited) joins `cleanups`.
+ * `BENCH_NODE_ARGS` is given to node before the script (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: a profile of each
+ * thread, written at the graceful stop; node refuses --cpu-prof in NODE_OPTIONS).
+ */
 export async function startProcess(root, script, env, readyUrl, cleanups) {
   let output = '';
-  const child = spawn(process.execPath, [path.join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const stop = async () => {
