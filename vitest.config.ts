@@ -17,6 +17,10 @@ const TIMED = [
   'test/rate-limits/rate-limits.test.ts',
   'test/audit/audit-log.test.ts',
   'test/insights/insights.test.ts',
+  // Cuts every database connection of a two-process service under load: with two other files running beside it, its
+  // background worker was replaced (it died, the primary started it again) in 2 of 6 runs, never alone. The cause is
+  // still to be found (a pg-boss query rejected with nobody to catch it, from the stack it printed); alone meanwhile.
+  'test/hardening/connection-loss.test.ts',
 ];
 
 export default defineConfig({
