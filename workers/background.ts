@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { loadConfigOrExit } from '../src/config.js';
 import { runBackgroundWorker } from '../src/jobs/background-worker.js';
-import { isConnectionError } from '../src/platform/database.js';
+import { survivesLostConnections } from '../src/jobs/unhandled-rejections.js';
 import { createLogger } from '../src/platform/logger.js';
 
 /** Like the web process: an attempt in flight may finish, but the stop never outlasts this (it is retried later). */
@@ -29,18 +29,7 @@ process.on('SIGTERM', () => stop('SIGTERM'));
 // Forked by the web primary (an IPC channel): a primary gone, even by kill -9, must not leave its worker running on.
 if (process.send) process.on('disconnect', () => stop('parent gone'));
 
-// pg-boss's work loop completes or fails a job without awaiting it (pg-boss 10.4, manager.js onFetch: `this.complete(…)`),
-// so a connection cut at that moment rejects with no one to catch it, and Node would end the process. Such a job
-// stays active, expires and runs again: a lost connection is logged and the worker goes on. Anything else unhandled
-// still ends it (the primary starts it again).
-process.on('unhandledRejection', (reason: unknown) => {
-  if (isConnectionError(reason)) {
-    log.warn({ err: (reason as Error).message }, 'a database call lost its connection with no one awaiting it (a job queue completion); the job runs again after its expiry');
-    return;
-  }
-  log.fatal({ err: reason }, 'unhandled rejection');
-  process.exit(1);
-});
+survivesLostConnections(log);
 
 started.catch((error: unknown) => {
   log.fatal({ err: error }, 'worker failed to start');
