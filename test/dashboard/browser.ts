@@ -6,6 +6,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { projectRoot } from '../../src/platform/paths.js';
+import { defaultServiceSettings } from '../../src/composition.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { seedBootstrapOwner } from '../../src/runtime.js';
+import type { ApiClient } from '../support/api-client.js';
+import { startTestService, type TestService } from '../support/service.js';
+import { useStaffSettings } from '../staff/staff-support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -53,4 +59,13 @@ export async function openDashboardBrowser(): Promise<DashboardBrowser> {
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A service with staff settings and a new workspace whose owner (`owner`) can sign in to the dashboard. */
+export async function serviceWithOwner(owner: { email: string; password: string }): Promise<{ service: TestService; api: ApiClient; workspaceId: string }> {
+  const service = await startTestService();
+  useStaffSettings(service);
+  const { api, workspaceId } = await service.newWorkspace();
+  await seedBootstrapOwner(service.pool, createLogger('silent'), defaultServiceSettings(), workspaceId, owner.email, owner.password);
+  return { service, api, workspaceId };
 }

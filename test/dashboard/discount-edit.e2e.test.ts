@@ -3,13 +3,9 @@
 // buy X get Y with its targets) and an existing promotion's tiers (to FREE_SHIPPING, and to buy X get Y); what the API
 // stores is what was entered, and an entry the API refuses shows its problem. docs/dashboard-discount-edit.png: the form.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/platform/logger.js';
-import { seedBootstrapOwner } from '../../src/runtime.js';
-import { defaultServiceSettings } from '../../src/composition.js';
 import type { ApiClient } from '../support/api-client.js';
-import { startTestService, type TestService } from '../support/service.js';
-import { useStaffSettings } from '../staff/staff-support.js';
-import { openDashboardBrowser, type DashboardBrowser } from './browser.js';
+import type { TestService } from '../support/service.js';
+import { openDashboardBrowser, serviceWithOwner, type DashboardBrowser } from './browser.js';
 
 const OWNER = { email: 'discounts-owner@example.com', password: 'the owner password' };
 const BAGS = { type: 'FIXED', fixedAmount: 2_000, target: { categories: ['bags'], metadata: { brand: 'acme' } } };
@@ -23,11 +19,7 @@ let fiveOffId: string;
 let shoesId: string;
 
 beforeAll(async () => {
-  service = await startTestService();
-  useStaffSettings(service);
-  const workspace = await service.newWorkspace();
-  api = workspace.api;
-  await seedBootstrapOwner(service.pool, createLogger('silent'), defaultServiceSettings(), workspace.workspaceId, OWNER.email, OWNER.password);
+  ({ service, api } = await serviceWithOwner(OWNER));
   const created = async (path: string, body: unknown) => {
     const res = await api.post(path, body);
     expect(res.status).toBe(201);

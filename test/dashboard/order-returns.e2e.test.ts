@@ -3,14 +3,10 @@
 // (409 return_exceeds_order, shown as such); a partial return through the form listed with what it gave back, and the
 // order PARTIALLY_RETURNED; the return's figures on Insights. The README's screenshot goes to docs/dashboard-order-returns.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/platform/logger.js';
-import { seedBootstrapOwner } from '../../src/runtime.js';
-import { defaultServiceSettings } from '../../src/composition.js';
 import type { ApiClient } from '../support/api-client.js';
-import { startTestService, type TestService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
 import { openShop, placeOrder, type PlacedOrder } from '../orders/returns-support.js';
-import { useStaffSettings } from '../staff/staff-support.js';
-import { openDashboardBrowser, type DashboardBrowser } from './browser.js';
+import { openDashboardBrowser, serviceWithOwner, type DashboardBrowser } from './browser.js';
 
 const OWNER = { email: 'returns-owner@example.com', password: 'the owner password' };
 
@@ -21,11 +17,7 @@ let placed: PlacedOrder;
 let sourceId: string;
 
 beforeAll(async () => {
-  service = await startTestService();
-  useStaffSettings(service);
-  const workspace = await service.newWorkspace();
-  api = workspace.api;
-  await seedBootstrapOwner(service.pool, createLogger('silent'), defaultServiceSettings(), workspace.workspaceId, OWNER.email, OWNER.password);
+  ({ service, api } = await serviceWithOwner(OWNER));
   const shop = await openShop(api);
   placed = await placeOrder(api, service.pool, shop, {
     items: [
