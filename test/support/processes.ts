@@ -16,7 +16,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Ended, by its own exit or by a signal (a process killed by a signal keeps `exitCode` null: only `signalCode` tells). */
-export function exited(child: ChildProcess): boolean {
+export function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
@@ -76,7 +76,7 @@ export function spawnService(env: NodeJS.ProcessEnv, port: number, options: { de
     async waitForReady(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        if (exited(child)) throw new Error(`service exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+        if (hasExited(child)) throw new Error(`service exited (${child.exitCode ?? child.signalCode}):\n${output}`);
         const status = await fetch(`${baseUrl}/ready`).then((r) => r.status, () => 0);
         if (status === 200) return;
         await new Promise((r) => setTimeout(r, 250));
@@ -85,7 +85,7 @@ export function spawnService(env: NodeJS.ProcessEnv, port: number, options: { de
     },
     stop(signal = 'SIGINT', timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
-        if (exited(child)) return resolve({ code: child.exitCode, signal: child.signalCode });
+        if (hasExited(child)) return resolve({ code: child.exitCode, signal: child.signalCode });
         const timer = setTimeout(() => {
           child.kill('SIGKILL');
           reject(new Error(`service did not stop within ${timeoutMs} ms:\n${output}`));
@@ -135,7 +135,7 @@ export async function spawnWorker(env: NodeJS.ProcessEnv, healthPort: number, ti
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited(child)) throw new Error(`worker exited (${child.exitCode ?? child.signalCode}):\n${output}`);
+    if (hasExited(child)) throw new Error(`worker exited (${child.exitCode ?? child.signalCode}):\n${output}`);
     if ((await fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.status, () => 0)) === 200) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -11,7 +11,7 @@ import { packageVersion, projectRoot } from '../../src/platform/paths.js';
 import { deriveKey } from '../../src/platform/secret-key.js';
 import { NO_OBSERVER } from '../../src/transports/request-observer.js';
 import { has, parseMetrics, promtoolAvailable, promtoolCheck, scrape, valueOf } from '../support/metrics-text.js';
-import { baseEnv, exited, freePort, spawnWorker } from '../support/processes.js';
+import { baseEnv, freePort, hasExited, spawnWorker } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { createEndpoint, deliveryWhen, recordCustomerEvent } from '../webhooks/support.js';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   worker = { child: spawned.child, url: `http://127.0.0.1:${port}`, output: spawned.output };
 }, 60_000);
 afterAll(async () => {
-  if (worker && !exited(worker.child)) {
+  if (worker && !hasExited(worker.child)) {
     const exit = new Promise((r) => worker.child.once('exit', r));
     worker.child.kill('SIGTERM');
     await exit;
