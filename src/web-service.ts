@@ -18,6 +18,7 @@ import { startRedemptionEngine, type EngineOptions } from './engine/redemption-e
 import { createApp } from './http/app.js';
 import type { ReadinessCheck } from './http/health.js';
 import { databaseCheck, migrationsCheck, partitionsCheck, workerCheck } from './http/readiness-checks.js';
+import { buildRestFace, restFaceFits, type RestFace } from './http/rest-face.js';
 import type { CursorCodec } from './platform/cursor.js';
 import type { Pool } from './platform/database.js';
 import type { Logger } from './platform/logger.js';
@@ -63,6 +64,8 @@ export interface WebServiceOptions {
   metrics?: { registry: Registry; token?: string | undefined; exposition?: MetricsExposition } | undefined;
   /** Each request in a server span (tracing was started: platform/tracing.ts). */
   traced?: boolean;
+  /** A REST face (document and request validation) built before, used when it fits these handlers and version. */
+  restFace?: RestFace | undefined;
 }
 
 /** Time for one whole request, upload included: a bulk import of a few hundred MB streams for minutes. */
@@ -75,6 +78,8 @@ export interface WebService {
   pipeline: OperationPipeline;
   /** The settings its handlers read (a test may replace a field to change its own service's policy). */
   settings: ServiceSettings;
+  /** Its REST face: another service of the same handlers and version may be given it (WebServiceOptions.restFace). */
+  restFace: RestFace;
   /** Stops accepting, drains open requests for up to `drainMs`, then stops listeners and the engine (not the pool). */
   close(options?: { drainMs?: number }): Promise<void>;
 }
@@ -118,7 +123,9 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     migrations: migrationsCheck(pool, await readMigrationFiles()),
     ...(options.workerCheck ? { worker: workerCheck(pool) } : {}),
   };
-  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks, metrics: metricsRoute });
+  const given = options.restFace;
+  const restFace = given && restFaceFits(given, pipeline.operations, options.version) ? given : buildRestFace(pipeline.operations, options.version);
+  const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks, metrics: metricsRoute, restFace });
   const hotPath = options.hotPath ? createHotPathDispatcher({ pipeline, maxBodyBytes: options.maxBodyBytes }) : undefined;
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     if (hotPath?.(req, res)) return;
@@ -145,6 +152,7 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     engine,
     pipeline,
     settings: deps.settings,
+    restFace,
     async close({ drainMs = 10_000 } = {}) {
       // A request still arriving on a kept-alive connection is answered with `Connection: close`, so the drain ends
       // when the requests in flight do, not when the clients stop sending.

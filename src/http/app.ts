@@ -8,8 +8,7 @@ import { hasRequestContent, JSON_TYPES, parseJsonBody } from '../platform/http-r
 import type { Logger } from '../platform/logger.js';
 import type { OperationPipeline } from '../transports/execute-operation.js';
 import { MCP_PATH, mcpRouter } from '../transports/mcp-http.js';
-import { API_PREFIX, buildOpenApiDocument } from '../transports/openapi-document.js';
-import { requestValidator } from '../transports/request-validator.js';
+import { API_PREFIX } from '../transports/openapi-document.js';
 import { restRoutes, scopeChecks } from '../transports/rest.js';
 import { markedOperation, NO_OBSERVER, type RequestObserver } from '../transports/request-observer.js';
 import { RPC_PREFIX, rpcRouter } from '../transports/rpc.js';
@@ -18,7 +17,8 @@ import { DASHBOARD_PATH, dashboardRoutes, sessionCookieRoutes } from './dashboar
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { notFoundHandler, problemHandler } from './problem-handler.js';
 import { requestContext } from './request-context.js';
-import { describeStreamedBodies, streamedBodyRoutes } from './streamed-body.js';
+import { buildRestFace, restFaceFits, type RestFace } from './rest-face.js';
+import { streamedBodyRoutes } from './streamed-body.js';
 import { IMPORT_MAX_BYTES_DEFAULT } from '../config.js';
 
 export interface AppOptions {
@@ -31,6 +31,8 @@ export interface AppOptions {
   readinessChecks: Record<string, ReadinessCheck>;
   /** GET /metrics (absent: metrics are off). */
   metrics?: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  /** The REST face built for the pipeline's operations (default: built here); must fit them (rest-face.ts). */
+  restFace?: RestFace | undefined;
 }
 
 /** Each request's operation, status and duration, told to the observer when its response closes. */
@@ -63,8 +65,9 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const document = buildOpenApiDocument(pipeline.operations, options.version);
-  describeStreamedBodies(document, pipeline.operations, API_PREFIX);
+  const face = options.restFace ?? buildRestFace(pipeline.operations, options.version);
+  if (!restFaceFits(face, pipeline.operations, options.version)) throw new Error('the REST face given was built for other operations or another version');
+  const { document } = face;
   const guard = [
     requireJsonBody,
     express.raw({ limit: options.maxBodyBytes, type: JSON_TYPES }),
@@ -91,7 +94,7 @@ export function createApp(options: AppOptions): express.Express {
   const api = express.Router();
   api.use(...guard);
   api.use(scopeChecks(pipeline));
-  api.use(requestValidator(document));
+  api.use(...face.validator);
   api.use(restRoutes(pipeline));
   app.use(API_PREFIX, api);
 

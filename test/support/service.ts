@@ -13,6 +13,7 @@ import type { Registry } from '../../src/platform/metrics-registry.js';
 import { packageVersion } from '../../src/platform/paths.js';
 import { createProcessRegistry } from '../../src/telemetry/process-metrics.js';
 import { startWebService, type WebService } from '../../src/web-service.js';
+import type { RestFace } from '../../src/http/rest-face.js';
 import { apiClient, type ApiClient } from './api-client.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { rateLimitsFromEnvironment } from '../../src/config.js';
@@ -58,18 +59,25 @@ export interface TestServiceOptions {
   settings?: ServiceSettings;
 }
 
+// One REST face per test process and version (files run one after another in a process): its document is built and
+// each route's validator compiled once, not once per file. Not for services with extra handlers (other operations).
+const restFaces = new Map<string, RestFace>();
+
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const db = options.database ?? (await createTestDatabase());
   const ownDatabase = options.database === undefined;
   const pool = options.pool?.(db) ?? db.pool;
   const log = options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
-  const metricsRegistry = options.metrics && createProcessRegistry(options.version ?? packageVersion);
+  const version = options.version ?? packageVersion;
+  const shareable = (options.extraHandlers ?? []).length === 0;
+  const metricsRegistry = options.metrics && createProcessRegistry(version);
   // The same composition as main.ts: API-key cache with its revocation listener, rule listener, engine, faces.
   const service = await startWebService({
     databaseUrl: db.url,
     pool,
     log,
-    version: options.version ?? packageVersion,
+    version,
+    restFace: shareable ? restFaces.get(version) : undefined,
     cursors: createCursorCodec(randomBytes(32)),
     settings: options.settings ?? defaultServiceSettings(),
     engine: { partitions: options.partitions ?? 2, cacheSize: options.engineCacheSize ?? 10_000, cacheTtlMs: 30_000, maxBatch: 500, logLevel: 'silent' },
@@ -84,6 +92,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     metrics: metricsRegistry && { registry: metricsRegistry, token: options.metrics?.token },
     traced: options.traced ?? false,
   });
+  if (shareable && !restFaces.has(version)) restFaces.set(version, service.restFace);
   const baseUrl = service.url;
   const engine = service.engine;
   return {
