@@ -32,8 +32,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: TIMED, isolate: false, maxWorkers: 3 } },
-      { extends: true, test: { name: 'timed', include: TIMED, isolate: false } },
+      // One run: the shared files first (group 0), then the timed ones one at a time (group 1), with one global setup.
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: TIMED, isolate: false, maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'timed', include: TIMED, isolate: false, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },
 });
