@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
-// Tests that time themselves (a ratio of two timings, a deadline, CPU read from /proc) run after the others, one file
-// at a time. The others run three files at a time. Neither isolates a file in a process of its own (`isolate: false`):
-// a process imports the code once and runs file after file, which took the shared project from about 17 minutes to
-// about 5 on 2 cores (three at a time with isolation took 6 minutes before, and a campaign-budget test failed one run
-// in three then; not seen in the two runs of 928 tests since). What a file leaves in its process stays for the next: src/
-// holds no module state (test/architecture.test.ts), and a test must not count on a fresh module either.
+// Tests that time themselves (a ratio of two timings, a deadline, CPU read from /proc) are the `timed` project: one
+// file at a time. The others, `shared`, run three files at a time. `npm test` (scripts/test.mjs) runs the two as two
+// vitest runs side by side, the shared one at a lower CPU priority, so that a timed file gets the CPU when it asks;
+// `vitest run` alone runs them one after the other (groupOrder). Neither isolates a file in a process of its own
+// (`isolate: false`): a process imports the code once and runs file after file (the shared project took about 17
+// minutes with a process per file). What a file leaves in its process stays for the next: src/ holds no module state
+// (test/architecture.test.ts), and a test must not count on a fresh module either. Test support may keep what is the
+// same for every file of a process (the REST face: test/support/service.ts).
 const TIMED = [
   'test/bench/**/*.test.ts',
   'test/staff/sessions.test.ts',

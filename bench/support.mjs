@@ -2,6 +2,7 @@
 // started as its own process.
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -67,7 +68,8 @@ export async function waitFor(url, child, output, timeoutMs = 180_000) {
 /**
  * Starts `script` (a path under `root`) with `env`, waits for `readyUrl`; its stop (SIGINT, awaited) joins `cleanups`.
  * `BENCH_NODE_ARGS` is given to node before the script (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`: a profile of each
- * thread, written at the graceful stop; node refuses --cpu-prof in NODE_OPTIONS).
+ * thread, written at the graceful stop; node refuses --cpu-prof in NODE_OPTIONS); BENCH_SERVICE_OUTPUT names a file that
+ * receives what the process prints.
  */
 export async function startProcess(root, script, env, readyUrl, cleanups) {
   let output = '';
@@ -75,6 +77,12 @@ export async function startProcess(root, script, env, readyUrl, cleanups) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(root, script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
+  // BENCH_SERVICE_OUTPUT=file: what the process printed, kept there too (e.g. with BENCH_NODE_ARGS=--trace-gc).
+  if (process.env.BENCH_SERVICE_OUTPUT) {
+    const file = createWriteStream(process.env.BENCH_SERVICE_OUTPUT, { flags: 'a' });
+    child.stdout.pipe(file);
+    child.stderr.pipe(file);
+  }
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGINT');
