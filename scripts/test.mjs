@@ -14,7 +14,8 @@ import { spawn } from 'node:child_process';
 import os from 'node:os';
 
 const args = process.argv.slice(2);
-const vitest = ['node_modules/vitest/vitest.mjs', 'run'];
+// A filter may match files of one project only: the other run then finds none, which is no failure.
+const vitest = ['node_modules/vitest/vitest.mjs', 'run', '--passWithNoTests'];
 const SHARED_NICE = 10;
 
 function run(project, { nice = 0, capture = false } = {}) {
