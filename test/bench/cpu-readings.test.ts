@@ -10,9 +10,12 @@ type Reading = { processes: Map<number, { postgres: boolean; cpu: number }>; web
 const read = treeCpu as (pid: number) => Promise<Reading>;
 const between = cpuBetween as (a: Reading, b: Reading) => { node: number; postgres: number; webThread: number };
 
-/** A node process that burns CPU for `ms`, says so, then idles until killed or told to exit. */
+/**
+ * A node process that burns `ms` of CPU time (not of the clock: on a busy machine a loop of 400 ms may get less than
+ * 250 ms of a CPU), says so, then idles until killed or told to exit.
+ */
 function burner(ms: number): ChildProcess {
-  const code = `const end = Date.now() + ${ms}; while (Date.now() < end); process.send('done'); process.on('message', () => process.exit(0)); setInterval(() => {}, 1000)`;
+  const code = `const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }; const end = cpu() + ${ms}; while (cpu() < end); process.send('done'); process.on('message', () => process.exit(0)); setInterval(() => {}, 1000)`;
   return spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
 }
 
