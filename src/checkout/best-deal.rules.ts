@@ -59,16 +59,16 @@ export function stackOrder(entries: readonly StackEntry[], alone: readonly numbe
     .sort((a, b) => priority[b]! - priority[a]! || rank[a]! - rank[b]! || (alone[b] ?? 0) - (alone[a] ?? 0) || a - b);
 }
 
-/** A copy of an order's running state that a grant may move on without touching the original. */
+/**
+ * A copy of an order's running state that grant(apply) may move on without touching the original. grant gives the
+ * state lines of its own (it copies them before spreading a discount, never changing a line it was given) and adds
+ * into `discountShares` in place: the figures and that array are what a copy needs, not every line again (the search
+ * copies a state for each member it tries). Should grant come to change a line in place, the search would weigh sets
+ * wrongly, which the exhaustive property test (every set decided again by evaluateStack) is there to catch; a copy
+ * that shares the figures fails it.
+ */
 function copyState(state: OrderState): OrderState {
-  const copy = { ...state } as unknown as Record<string, unknown>;
-  // Generic over the state's fields (arrays of lines or shares, nested figures), so a field added later is copied too.
-  for (const key in copy) {
-    const value = copy[key];
-    if (Array.isArray(value)) copy[key] = value.map((x: unknown) => (x !== null && typeof x === 'object' ? { ...x } : x));
-    else if (value !== null && typeof value === 'object') copy[key] = { ...value };
-  }
-  return copy as unknown as OrderState;
+  return { ...state, discountShares: state.discountShares.slice() };
 }
 
 /** Offers that could be in a stack at all: found, a discount (cards pay, they do not discount), eligible, giving more than 0 alone. */
