@@ -79,9 +79,11 @@ export async function startProcess(root, script, env, readyUrl, cleanups) {
   child.stderr.on('data', (d) => (output += d));
   // BENCH_SERVICE_OUTPUT=file: what the process printed, kept there too (e.g. with BENCH_NODE_ARGS=--trace-gc).
   if (process.env.BENCH_SERVICE_OUTPUT) {
+    // Two sources into one file: neither may end it (the other may still write); it ends when the process has.
     const file = createWriteStream(process.env.BENCH_SERVICE_OUTPUT, { flags: 'a' });
-    child.stdout.pipe(file);
-    child.stderr.pipe(file);
+    child.stdout.pipe(file, { end: false });
+    child.stderr.pipe(file, { end: false });
+    child.once('close', () => file.end());
   }
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

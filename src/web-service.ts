@@ -123,6 +123,7 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     migrations: migrationsCheck(pool, await readMigrationFiles()),
     ...(options.workerCheck ? { worker: workerCheck(pool) } : {}),
   };
+  // A face built before serves when it was built for these very operations and version; otherwise one is built here.
   const given = options.restFace;
   const restFace = given && restFaceFits(given, pipeline.operations, options.version) ? given : buildRestFace(pipeline.operations, options.version);
   const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks, metrics: metricsRoute, restFace });

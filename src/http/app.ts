@@ -17,7 +17,7 @@ import { DASHBOARD_PATH, dashboardRoutes, sessionCookieRoutes } from './dashboar
 import { healthRoutes, type ReadinessCheck } from './health.js';
 import { notFoundHandler, problemHandler } from './problem-handler.js';
 import { requestContext } from './request-context.js';
-import { buildRestFace, restFaceFits, type RestFace } from './rest-face.js';
+import type { RestFace } from './rest-face.js';
 import { streamedBodyRoutes } from './streamed-body.js';
 import { IMPORT_MAX_BYTES_DEFAULT } from '../config.js';
 
@@ -31,8 +31,8 @@ export interface AppOptions {
   readinessChecks: Record<string, ReadinessCheck>;
   /** GET /metrics (absent: metrics are off). */
   metrics?: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  /** The REST face built for the pipeline's operations (default: built here); must fit them (rest-face.ts). */
-  restFace?: RestFace | undefined;
+  /** The REST face (document and request validator) built for the pipeline's operations: see startWebService. */
+  restFace: RestFace;
 }
 
 /** Each request's operation, status and duration, told to the observer when its response closes. */
@@ -65,8 +65,7 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  const face = options.restFace ?? buildRestFace(pipeline.operations, options.version);
-  if (!restFaceFits(face, pipeline.operations, options.version)) throw new Error('the REST face given was built for other operations or another version');
+  const face = options.restFace;
   const { document } = face;
   const guard = [
     requireJsonBody,

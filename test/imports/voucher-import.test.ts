@@ -236,7 +236,8 @@ describe('vouchers.import: errors', () => {
     expect(declared).toBe(413);
 
     // A chunked body that grows past the limit of an app configured with 64 KiB.
-    const app = createApp({ pipeline: service.service.pipeline, log: createLogger('silent'), version: 'test', maxBodyBytes: 1_048_576, importMaxBytes: 65_536, readinessChecks: {} });
+    const { restFace } = service.service;
+    const app = createApp({ pipeline: service.service.pipeline, log: createLogger('silent'), version: restFace.version, maxBodyBytes: 1_048_576, importMaxBytes: 65_536, readinessChecks: {}, restFace });
     const server: Server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

@@ -60,7 +60,8 @@ export interface TestServiceOptions {
 }
 
 // One REST face per test process and version (files run one after another in a process): its document is built and
-// each route's validator compiled once, not once per file. Not for services with extra handlers (other operations).
+// each route's validator compiled once, not once per file. A service with extra handlers is offered it too and builds
+// its own (startWebService uses a face only when it fits the service's operations); only registry faces are kept.
 const restFaces = new Map<string, RestFace>();
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -69,7 +70,6 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const pool = options.pool?.(db) ?? db.pool;
   const log = options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
   const version = options.version ?? packageVersion;
-  const shareable = (options.extraHandlers ?? []).length === 0;
   const metricsRegistry = options.metrics && createProcessRegistry(version);
   // The same composition as main.ts: API-key cache with its revocation listener, rule listener, engine, faces.
   const service = await startWebService({
@@ -77,7 +77,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     pool,
     log,
     version,
-    restFace: shareable ? restFaces.get(version) : undefined,
+    restFace: restFaces.get(version),
     cursors: createCursorCodec(randomBytes(32)),
     settings: options.settings ?? defaultServiceSettings(),
     engine: { partitions: options.partitions ?? 2, cacheSize: options.engineCacheSize ?? 10_000, cacheTtlMs: 30_000, maxBatch: 500, logLevel: 'silent' },
@@ -92,7 +92,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     metrics: metricsRegistry && { registry: metricsRegistry, token: options.metrics?.token },
     traced: options.traced ?? false,
   });
-  if (shareable && !restFaces.has(version)) restFaces.set(version, service.restFace);
+  if ((options.extraHandlers ?? []).length === 0 && !restFaces.has(version)) restFaces.set(version, service.restFace);
   const baseUrl = service.url;
   const engine = service.engine;
   return {
