@@ -80,9 +80,13 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
   });
   router.attach(leases, link, leaseMs);
   await leases.start();
-  // What every member's partitions must forget: done here at once, and told to the others.
+  // What every member's partitions must forget: done here at once, and told to the others. Called after a change has
+  // committed, so it never throws (a committed write answered as a failure would be retried into a conflict): a thread
+  // that cannot be told drops the entry at its TTL (ENGINE_CACHE_TTL_MS), or at the next lease it gains.
   const everywhere = async (call: PartitionCall) => {
-    await router.broadcast(call);
+    await router.broadcast(call).catch((error: unknown) => {
+      options.log.warn({ err: (error as Error).message }, 'a partition thread of this process could not be told of a change');
+    });
     await options.db.query('SELECT pg_notify($1, $2)', [ENGINE_CHANNEL, JSON.stringify({ from: leases.memberId, call })]).catch((error: unknown) => {
       options.log.warn({ err: (error as Error).message }, 'telling the other members of a change failed (their caches expire on their own)');
     });
@@ -133,15 +137,24 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     adjustBalance: (r) => router.call<BalanceOutcome>(route(r.workspaceId, r.code), { type: 'adjust', ...r }),
     async voucherChanged(workspaceId, code) {
       // A code lives (and is known missing) only in the partition it hashes to; bulk generation reaches them all.
-      if (code === undefined) await everywhere({ type: 'forget', workspaceId });
-      else await router.call(route(workspaceId, code), { type: 'forget', workspaceId, code });
+      if (code === undefined) return everywhere({ type: 'forget', workspaceId });
+      const forget = { type: 'forget', workspaceId, code } as const;
+      // Its holder forgets it before the change is answered, so the next decision anywhere reads it. The change is
+      // committed already: a holder that cannot be reached (this process's leases lapsed, the holder gone) is no
+      // failure of the write. Every member is told instead, and a lease gained later starts from what is committed.
+      await router.call(route(workspaceId, code), forget).catch(async (error: unknown) => {
+        options.log.warn({ err: (error as Error).message, code }, 'the partition holding a changed voucher could not be told; every member is told instead');
+        await everywhere(forget);
+      });
     },
     async campaignChanged(workspaceId, campaignId) {
       await everywhere({ type: 'forget', workspaceId, campaignId });
     },
     async rulesChanged(workspaceId) {
       // Every member hears of a rule change on the rules channel itself (web-service.ts): this process's threads only.
-      await router.broadcast({ type: 'forget', workspaceId, rules: true });
+      await router.broadcast({ type: 'forget', workspaceId, rules: true }).catch((error: unknown) => {
+        options.log.warn({ err: (error as Error).message }, 'a partition thread of this process could not be told of a rule change');
+      });
     },
     tierSnapshots: (workspaceId) => loadTierSnapshots(options.db, workspaceId),
     check: () => router.check(2_000),

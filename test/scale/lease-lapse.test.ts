@@ -4,7 +4,9 @@
 // the database (API keys, vouchers) answers. (With PostgreSQL wholly unreachable the request is refused earlier, as
 // "the database is unreachable": the API-key cache drops what it verified once its change listener is cut.) The 503
 // writes nothing, and once the lock goes the process renews and redeems again, with every acknowledged redemption and
-// nothing else in the database.
+// nothing else in the database. A voucher written through the CRUD API meanwhile is answered as written (its
+// commit does not need the leases; only telling the partition does, and a lease gained later reloads anyway): a 503
+// there would send the client's retry into a 409 for a voucher it was told was not made.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -71,5 +73,39 @@ describe('a process whose partition leases lapse', () => {
     );
     // The first redemption and the one after the stall; the refused one and any refused while reconnecting, none.
     expect(rows[0]).toEqual({ redeemed_count: 2, rows: 2 });
+  }, 90_000);
+
+  it('answers a voucher written while it cannot renew its leases as written, and decides on what was written once it can', async () => {
+    const write = (path: string, method: string, body?: unknown) =>
+      fetch(`${service.baseUrl}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    expect((await write('/vouchers', 'POST', { code: 'KEPT', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' })).status).toBe(201);
+    // Known to the partition (cached) before the stall, so that only forgetting it shows the disable.
+    expect((await redeem('KEPT')).status).toBe(200);
+    expect((await redeem('BORN-LAPSED')).body).toMatchObject({ ok: false });
+
+    const locker = await db.pool.connect();
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE partition_leases IN ACCESS EXCLUSIVE MODE');
+    let created: Response;
+    let disabled: Response;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+      expect((await redeem('KEPT')).body.detail).toMatch(/cannot renew its partition leases/);
+      created = await write('/vouchers', 'POST', { code: 'BORN-LAPSED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
+      disabled = await write('/vouchers/KEPT/disable', 'POST');
+    } finally {
+      await locker.query('COMMIT');
+      locker.release();
+    }
+    expect(created.status, await created.clone().text()).toBe(201);
+    expect(disabled.status, await disabled.clone().text()).toBe(200);
+    // The client's retry of the create is told the truth: it exists.
+    expect((await write('/vouchers', 'POST', { code: 'BORN-LAPSED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' })).status).toBe(409);
+
+    await until(async () => (await redeem('BORN-LAPSED')).status === 200, 30_000, 'the voucher made during the stall redeems once the leases are renewed');
+    expect((await redeem('BORN-LAPSED')).body).toMatchObject({ ok: true });
+    const refused = await redeem('KEPT');
+    expect(refused.body, JSON.stringify(refused.body)).toMatchObject({ ok: false });
+    expect(JSON.stringify(refused.body)).toMatch(/disabled|inactive|not active/i);
   }, 90_000);
 });
