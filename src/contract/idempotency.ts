@@ -1,6 +1,6 @@
 // Idempotency, its pure half: a request's claim on its key (the key and the request's fingerprint) and how a stored
 // reply answers a later claim. Its SQL is platform/idempotency-keys.sql.ts; the pipeline and the engine use both.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Operation } from './operation.js';
 import { ProblemError } from './problems.js';
 
@@ -17,22 +17,42 @@ export interface StoredReply {
   response: Record<string, unknown>;
 }
 
-/** Keys sorted at every level, so two bodies that mean the same hash the same. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
+/** An array index as JSON.stringify orders an object's own keys: these come first, in numeric order. */
+const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
+const isIndex = (key: string) => ARRAY_INDEX.test(key) && Number(key) < 4_294_967_295;
+
+/**
+ * The JSON text of `value` with every object's keys sorted, so two bodies that mean the same hash the same. Written
+ * straight into one string (no sorted copy of each object): the text is exactly what JSON.stringify gave for a copy
+ * whose objects were rebuilt in sorted key order, which is what keys stored before were hashed from. Such an object
+ * lists its array-index keys first, in numeric order, then the others in sorted order.
+ */
+function canonicalJson(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + (canonicalJson(value[i]) ?? 'null');
+    return text + ']';
   }
-  return value;
+  const keys = Object.keys(value).sort();
+  if (keys.some(isIndex)) {
+    const numeric = keys.filter(isIndex).sort((a, b) => Number(a) - Number(b));
+    keys.splice(0, keys.length, ...numeric, ...keys.filter((k) => !isIndex(k)));
+  }
+  let text = '{';
+  let first = true;
+  for (const key of keys) {
+    const member = canonicalJson((value as Record<string, unknown>)[key]);
+    if (member === undefined) continue;
+    text += (first ? '' : ',') + JSON.stringify(key) + ':' + member;
+    first = false;
+  }
+  return text + '}';
 }
 
 /** The fingerprint of a request: its operation, its path (the path parameters) and its body without the key. */
 export function fingerprintOf(operation: string, path: string, body: Record<string, unknown>): string {
-  return createHash('sha256').update(JSON.stringify([operation, path, canonical(body)])).digest('hex');
+  return hash('sha256', `[${JSON.stringify(operation)},${JSON.stringify(path)},${canonicalJson(body) ?? 'null'}]`, 'hex');
 }
 
 /**

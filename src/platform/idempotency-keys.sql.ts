@@ -12,7 +12,7 @@ export interface StoredKey {
 
 /**
  * The batch form of the claim, for a statement's CTE; its arrays are the caller's parameters (workspace ids, keys,
- * fingerprints, replies as jsonb). One row per key claimed: fewer rows than keys means some key was taken first.
+ * fingerprints, replies as json). One row per key claimed: fewer rows than keys means some key was taken first.
  */
 export function claimKeysSql(p: { workspaceIds: string; keys: string; requestHashes: string; responses: string }): string {
   return `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response)

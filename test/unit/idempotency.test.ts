@@ -1,5 +1,6 @@
 // The idempotency facility's pure half: the claim an input makes, its fingerprint, and how a stored reply answers.
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { claimOf, fingerprintOf, replayOf } from '../../src/contract/idempotency.js';
@@ -62,5 +63,53 @@ describe('a stored reply', () => {
     }
     expect(thrown).toBeInstanceOf(ProblemError);
     expect((thrown as ProblemError).code).toBe('idempotency_conflict');
+  });
+});
+
+describe('the fingerprint, as keys stored earlier were hashed', () => {
+  // How every stored key was fingerprinted before the fingerprint wrote its text directly: a copy with each object
+  // rebuilt in sorted key order, given to JSON.stringify. A retry across an upgrade must hash the same.
+  const sortedCopy = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(sortedCopy);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .map((k) => [k, sortedCopy((value as Record<string, unknown>)[k])]),
+      );
+    }
+    return value;
+  };
+  const earlier = (operation: string, path: string, body: Record<string, unknown>) =>
+    createHash('sha256').update(JSON.stringify([operation, path, sortedCopy(body)])).digest('hex');
+
+  it('is the same for any JSON body: nested objects, arrays, numeric and odd keys, unicode, undefined members', () => {
+    const key = fc.oneof(fc.string(), fc.constantFrom('0', '1', '2', '10', '007', '4294967294', '4294967295', '-1', '1.5', '__proto__', 'toJSON', 'a"b', '\u2028'));
+    const body = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant(null),
+        fc.boolean(),
+        fc.double(),
+        fc.integer(),
+        fc.string({ unit: 'binary' }),
+        fc.constant(undefined),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(key, tie('value'), { maxKeys: 6 }),
+      ),
+      object: fc.dictionary(key, tie('value'), { maxKeys: 8 }),
+    })).object as fc.Arbitrary<Record<string, unknown>>;
+    fc.assert(
+      fc.property(fc.string(), fc.string(), body, (operation, path, b) => {
+        expect(fingerprintOf(operation, path, b)).toBe(earlier(operation, path, b));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('orders array-index keys numerically, as an object built in sorted order lists them', () => {
+    const body = { '10': 'a', '2': 'b', b: 1, a: 2, '4294967295': 'not an index', '01': 'not one either' };
+    expect(fingerprintOf('x', '', body)).toBe(earlier('x', '', body));
+    expect(fingerprintOf('x', '', body)).toBe(fingerprintOf('x', '', { a: 2, b: 1, '01': 'not one either', '4294967295': 'not an index', '2': 'b', '10': 'a' }));
   });
 });

@@ -22,7 +22,7 @@ export const fencePart = defineCommitPart({
 
 export const keysPart = defineCommitPart({
   name: 'keys',
-  params: { workspaceIds: 'uuid[]', keys: 'text[]', requestHashes: 'text[]', responses: 'jsonb[]' },
+  params: { workspaceIds: 'uuid[]', keys: 'text[]', requestHashes: 'text[]', responses: 'json[]' },
   rows: (w) => w.keys.length,
   values: (w) => ({
     workspaceIds: columnOf(w.keys, 'workspaceId'),
