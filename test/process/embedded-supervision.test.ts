@@ -1,5 +1,6 @@
 // The web process supervises the embedded PostgreSQL it started (restart after a crash, exit when it cannot), and the
 // whole process group stops within seconds when a terminal or a container runtime signals all of it at once.
+import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -7,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
+import { retryingUnavailable } from '../support/api-client.js';
 import { baseEnv, freePort, isAlive, spawnService, type ServiceProcess } from '../support/processes.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -97,30 +99,36 @@ describe('the supervised embedded PostgreSQL', () => {
     await waitFor(async () => (await fetch(`${service.baseUrl}/ready`)).status === 200, 30_000 - (Date.now() - killedAt), '/ready 200');
     const readyAfterMs = Date.now() - killedAt;
 
-    // A request may still meet a pooled connection to the killed server and answer 503 with Retry-After (seen once,
-    // with other test runs loading the machine): a client retries that, so this one does too, for at most 10 s.
+    // A request may still meet a pooled connection to the killed server, or this process's partition leases lapsed
+    // while PostgreSQL was down and not yet taken again: both answer 503 with Retry-After (seen with other test runs
+    // loading the machine). A client sends such a request again, so this one does, for at most 15 s: the create is
+    // refused before anything is written, the redemption carries an Idempotency-Key.
     const code = `AFTER-RESTART-${Date.now()}`;
-    const create = () =>
-      fetch(`${service.baseUrl}/api/v1/vouchers`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ code, type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } }),
-      });
-    let created = await create();
-    const unavailable: string[] = [];
-    for (const retryUntil = Date.now() + 10_000; created.status === 503 && Date.now() < retryUntil; created = await create()) {
-      unavailable.push(await created.text());
-      await new Promise((r) => setTimeout(r, 1_000 * Number(created.headers.get('retry-after') ?? 1)));
-    }
-    expect(created.status, `${await created.clone().text()}\n503s before: ${unavailable.join('\n')}\n${service.output().slice(-4_000)}`).toBe(201);
-    const redeemed = await fetch(`${service.baseUrl}/api/v1/vouchers/${code}/redemption`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ order: { amount: 1000, currency: 'EUR' } }),
-    });
+    const describe503 = async (answer: Response) => answer.clone().text();
+    const created = await retryingUnavailable(
+      () =>
+        fetch(`${service.baseUrl}/api/v1/vouchers`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ code, type: 'DISCOUNT', discount: { type: 'PERCENT', percentOff: 10 } }),
+        }),
+      describe503,
+    );
+    expect(created.status, `${await created.clone().text()}\n503s before: ${created.unavailable.join('\n')}\n${service.output().slice(-4_000)}`).toBe(201);
+    const redemptionKey = randomUUID();
+    const redeemed = await retryingUnavailable(
+      () =>
+        fetch(`${service.baseUrl}/api/v1/vouchers/${code}/redemption`, {
+          method: 'POST',
+          headers: { ...headers, 'idempotency-key': redemptionKey },
+          body: JSON.stringify({ order: { amount: 1000, currency: 'EUR' } }),
+        }),
+      describe503,
+    );
     const outcome = await redeemed.json();
-    expect(redeemed.status, JSON.stringify(outcome)).toBe(200);
+    expect(redeemed.status, `${JSON.stringify(outcome)}\n503s before: ${redeemed.unavailable.join('\n')}`).toBe(200);
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true });
+    const unavailable = [...created.unavailable, ...redeemed.unavailable];
 
     const exitLines = logLines(service).filter((l) => l.level >= 50 && /embedded PostgreSQL exited/.test(l.msg));
     expect(exitLines).toHaveLength(1);

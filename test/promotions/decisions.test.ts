@@ -3,7 +3,7 @@
 // partitions (codes of one campaign live in different partitions) and between two services on one database.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../support/api-client.js';
+import { retryingUnavailable, type ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -200,15 +200,12 @@ describe('campaign budgets', () => {
     // As a checkout sends it: with an Idempotency-Key, and a 503 (it carries Retry-After: on a starved machine a lease
     // can lapse mid-race, seen once with the whole suite and a package install on 2 cores) sent again with the same
     // key, so that every redemption has one answer and a retried one is never counted twice.
-    const redeemAsCheckout = async (client: ApiClient, c: string) => {
+    const redeemAsCheckout = (client: ApiClient, c: string) => {
       const key = randomUUID();
-      const unavailable: unknown[] = [];
-      for (;;) {
-        const answer = await client.post(`/api/v1/vouchers/${c}/redemption`, { order: { amount: 10_000, currency: 'EUR' } }, { 'idempotency-key': key });
-        if (answer.status !== 503 || unavailable.length === 10) return { ...answer, unavailable };
-        unavailable.push(answer.body);
-        await new Promise((r) => setTimeout(r, 1_000 * Number(answer.headers.get('retry-after') ?? 1)));
-      }
+      return retryingUnavailable(
+        () => client.post(`/api/v1/vouchers/${c}/redemption`, { order: { amount: 10_000, currency: 'EUR' } }, { 'idempotency-key': key }),
+        (answer) => JSON.stringify(answer.body),
+      );
     };
     const answers = await Promise.all(Array.from({ length: 400 }, (_, i) => redeemAsCheckout(i % 2 ? apiB : api, codes[i % codes.length]!.code)));
     for (const a of answers) expect(a.status, JSON.stringify({ body: a.body, unavailable: a.unavailable })).toBe(200);

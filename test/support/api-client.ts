@@ -49,3 +49,24 @@ export function apiClient(baseUrl: string, key?: string): ApiClient {
     delete: (path) => request('DELETE', path),
   };
 }
+
+/**
+ * What a client does with a 503 (it carries Retry-After: a partition moving, leases that lapsed on a starved machine
+ * or while PostgreSQL restarted): sends the same request again after the wait, for at most `withinMs`. The answer,
+ * with the 503s met before it (for a test's failure message). Only for requests that are safe to send again: reads,
+ * and writes under an Idempotency-Key or a session key.
+ */
+export async function retryingUnavailable<R extends { status: number; headers: Headers }>(
+  send: () => Promise<R>,
+  show: (answer: R) => Promise<string> | string,
+  withinMs = 15_000,
+): Promise<R & { unavailable: string[] }> {
+  const unavailable: string[] = [];
+  const until = Date.now() + withinMs;
+  for (;;) {
+    const answer = await send();
+    if (answer.status !== 503 || Date.now() >= until) return Object.assign(answer, { unavailable });
+    unavailable.push(await show(answer));
+    await new Promise((resolve) => setTimeout(resolve, 1_000 * Number(answer.headers.get('retry-after') ?? 1)));
+  }
+}
