@@ -13,7 +13,7 @@
 import type { Order } from '../contract/checkout.schemas.js';
 import type { VoucherSnapshot } from '../contract/voucher-snapshot.schemas.js';
 import type { ZoneCalendar } from '../contract/zone-calendar.js';
-import { budgetRefusal, effectivePriority, eligibility, grant, isExclusive, startOrder, type OrderState } from './redemption.rules.js';
+import { budgetRefusal, effectivePriority, eligibility, grant, isExclusive, startOrder, type OrderState, type UseRequest } from './redemption.rules.js';
 import { evaluateStack, type StackEntry, type StackEvaluation } from './stack.rules.js';
 
 /** Nodes the search may visit before it answers the best found so far (exact: false). */
@@ -38,6 +38,8 @@ interface Candidate {
   index: number;
   entry: StackEntry;
   voucher: VoucherSnapshot;
+  /** Its request as the stack makes it (the order, the entry's amount): one object for every node that tries it. */
+  request: UseRequest;
   /** What it gives alone: an upper bound of what it gives in any stack. */
   alone: number;
   priority: number;
@@ -85,7 +87,7 @@ function candidatesOf(entries: readonly StackEntry[], order: Order, now: number,
     const given = grant(v, entry.use, request, start, false);
     // A campaign budget is not weighed here: after other members a smaller grant may fit what is left of it.
     if (given.kind !== 'DISCOUNT' || given.amount <= 0) return;
-    found.push({ index, entry, voucher: v, alone: given.amount, priority: effectivePriority(v), rank: typeRank(v) });
+    found.push({ index, entry, voucher: v, request, alone: given.amount, priority: effectivePriority(v), rank: typeRank(v) });
   });
   return found;
 }
@@ -139,7 +141,9 @@ export function bestDeal(
   let exhausted = false;
   const chosen: number[] = [];
 
-  const search = (i: number, state: OrderState, discount: number, spent: ReadonlyMap<string, { uses: number; amount: number }>): void => {
+  // What the members chosen so far took of each campaign's budget: set while a member is on the path, put back after.
+  const spent = new Map<string, { uses: number; amount: number }>();
+  const search = (i: number, state: OrderState, discount: number): void => {
     if (exhausted) return;
     if (++nodes > maxNodes) {
       exhausted = true;
@@ -152,21 +156,22 @@ export function bestDeal(
     const bound = discount + Math.min(state.remaining, top[Math.min(slots, top.length - 1)]!);
     if (bound < best.discount || (bound === best.discount && chosen.length + 1 >= best.members.length)) return;
     const c = shared[i]!;
-    const request = { order, amount: c.entry.amount };
     const next = copyState(state);
-    const given = grant(c.voucher, c.entry.use, request, next, true);
+    const given = grant(c.voucher, c.entry.use, c.request, next, true);
     const campaign = c.voucher.campaign;
-    const campaignSpent = campaign ? (spent.get(campaign.id) ?? { uses: 0, amount: 0 }) : undefined;
+    const campaignSpent = campaign ? spent.get(campaign.id) : undefined;
     // A member that would give nothing only spends a use (and a budget's): never part of a better stack.
     if (given.amount > 0 && !budgetRefusal(c.voucher, c.entry.use.budget, given.amount, campaignSpent)) {
-      const after = campaign ? new Map(spent).set(campaign.id, { uses: campaignSpent!.uses + 1, amount: campaignSpent!.amount + given.amount }) : spent;
+      if (campaign) spent.set(campaign.id, { uses: (campaignSpent?.uses ?? 0) + 1, amount: (campaignSpent?.amount ?? 0) + given.amount });
       chosen.push(c.index);
-      search(i + 1, next, discount + given.amount, after);
+      search(i + 1, next, discount + given.amount);
       chosen.pop();
+      if (campaign && campaignSpent) spent.set(campaign.id, campaignSpent);
+      else if (campaign) spent.delete(campaign.id);
     }
-    search(i + 1, state, discount, spent);
+    search(i + 1, state, discount);
   };
-  search(0, startOrder(order), 0, new Map());
+  search(0, startOrder(order), 0);
 
   // Decided again by the stack rules themselves: the answer is what redeeming it gives, or none.
   const decide = (members: number[]) => evaluateStack(members.map((i) => entries[i]!), order, stackLimit, now, calendar);

@@ -117,11 +117,26 @@ export function cappedDiscount(discount: Discount, remaining: number, lines: rea
   return planDiscount(discount, { remaining, shippingLeft: 0, lines }, maxDiscount, targets).amount;
 }
 
+/** A line with what is left of it changed: a literal of LineState's own fields (a spread copy is a slow clone). */
+function withRemaining(line: LineState, remaining: number): LineState {
+  return {
+    productId: line.productId,
+    sku: line.sku,
+    quantity: line.quantity,
+    price: line.price,
+    remaining,
+    categories: line.categories,
+    collections: line.collections,
+    metadata: line.metadata,
+  };
+}
+
 /**
  * Takes a planned discount off the lines: its line part split by the plan's weights (largest remainder, ties to the
  * earlier line), so each share stays within its line. When the planned lines hold less than the amount (items that
  * sum below order.amount, a plan without lines), the line part is spread over every line by what is left of it.
- * Returns the share of each line.
+ * Returns the share of each line. A line it takes something off is replaced in `lines` by a changed copy: the line
+ * objects given are never changed, so states that share them (a best-deal search's) stay apart.
  */
 export function spreadPlan(plan: DiscountPlan, lines: LineState[]): number[] {
   const shares = lines.map(() => 0);
@@ -134,10 +149,11 @@ export function spreadPlan(plan: DiscountPlan, lines: LineState[]): number[] {
     weights = lines.map((l) => l.remaining);
   }
   const split = allocate(amount, weights);
-  indexes.forEach((lineIndex, k) => {
+  for (let k = 0; k < indexes.length; k++) {
+    const lineIndex = indexes[k]!;
     const share = split[k]!;
     shares[lineIndex] = share;
-    lines[lineIndex]!.remaining = Math.max(0, lines[lineIndex]!.remaining - share);
-  });
+    if (share !== 0) lines[lineIndex] = withRemaining(lines[lineIndex]!, Math.max(0, lines[lineIndex]!.remaining - share));
+  }
   return shares;
 }

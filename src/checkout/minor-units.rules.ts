@@ -40,6 +40,8 @@ export function allocate(total: number, weights: readonly number[]): number[] {
     sum += w;
     if (w < 0) negative = true;
   }
+  // One weight takes it all (what the split below gives it too), without the split's arrays: most carts are one line.
+  if (weights.length === 1) return [total];
   const basis = sum > 0 ? weights : weights.map(() => 1);
   const basisSum = sum > 0 ? sum : weights.length;
   // In doubles when total × basisSum (the largest product) fits below 2^53, as nearly every order does; else BigInt.
@@ -49,15 +51,16 @@ export function allocate(total: number, weights: readonly number[]): number[] {
 
 function largestRemainder(total: number, basis: readonly number[], basisSum: number): number[] {
   const shares = new Array<number>(basis.length);
-  const remainders = new Array<{ i: number; r: number }>(basis.length);
   let left = total;
   for (let i = 0; i < basis.length; i++) {
-    const product = total * basis[i]!;
-    const share = floorDiv(product, basisSum);
+    const share = floorDiv(total * basis[i]!, basisSum);
     shares[i] = share;
-    remainders[i] = { i, r: product - share * basisSum };
     left -= share;
   }
+  // Exact splits (most) need no remainders; the others give the units left to the largest remainders.
+  if (left === 0) return shares;
+  const remainders = new Array<{ i: number; r: number }>(basis.length);
+  for (let i = 0; i < basis.length; i++) remainders[i] = { i, r: total * basis[i]! - shares[i]! * basisSum };
   remainders.sort((a, b) => (a.r === b.r ? a.i - b.i : b.r - a.r));
   for (const { i } of remainders) {
     if (left === 0) break;

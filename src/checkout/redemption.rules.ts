@@ -200,6 +200,8 @@ export function ruleRefusal(v: VoucherSnapshot, order: Order | undefined, use: U
 
 /** Order lines a voucher may discount: those its rules' `applicableTo` select (any of them), else every line. */
 export function targetLines(v: VoucherSnapshot, lines: readonly LineState[]): number[] | undefined {
+  // Most vouchers have no rule that scopes them (asked for every voucher a best-deal search tries): nothing to build.
+  if (!v.rules.some((r) => r.applicableTo)) return undefined;
   const scopes = v.rules.flatMap((r) => (r.applicableTo ? [r.applicableTo] : []));
   if (scopes.length === 0) return undefined;
   return lines.flatMap((line, i) => (scopes.some((scope) => itemMatches(line, scope)) ? [i] : []));
@@ -332,10 +334,11 @@ export function grant(v: VoucherSnapshot, use: UseContext, request: UseRequest, 
   const targets = targetLines(v, state.lines);
   const plan = planDiscount(discount, state, v.maxDiscount, targets);
   if (apply) {
-    const lines = state.lines.map((l) => ({ ...l }));
+    // Lines of its own for the state (spreadPlan replaces the ones it changes, never changing a line in place).
+    const lines = state.lines.slice();
     const shares = spreadPlan(plan, lines);
     state.lines = lines;
-    shares.forEach((s, i) => (state.discountShares[i]! += s));
+    for (let i = 0; i < shares.length; i++) state.discountShares[i]! += shares[i]!;
     state.shippingLeft -= plan.shipping;
     state.shippingDiscount += plan.shipping;
     state.remaining -= plan.amount;

@@ -180,22 +180,52 @@ export class PartitionRouter {
   }
 
   /**
-   * The snapshots of several codes (each decided for this customer), asking every owning partition at once.
+   * The snapshots of several codes (each decided for this customer), asking every owning partition at once: one
+   * message per thread of this process for the codes of the slots it holds (a qualification's offers hash to many
+   * slots, mostly served by the same one or two threads), the others slot by slot, where they are held.
    * `sessions`: the session key of a code, whose own reservation is not counted as taken.
    */
   async snapshots(workspaceId: string, codes: Iterable<string>, customer: CustomerUse, sessions?: ReadonlyMap<string, string>): Promise<Map<string, SnapshotEntry>> {
     const bySlot = new Map<number, string[]>();
     for (const code of new Set(codes)) {
-      const p = this.route(workspaceId, code);
-      bySlot.set(p, [...(bySlot.get(p) ?? []), code]);
+      const slot = this.route(workspaceId, code);
+      const some = bySlot.get(slot);
+      if (some) some.push(code);
+      else bySlot.set(slot, [code]);
     }
-    const answers = await Promise.all(
-      [...bySlot].map(([p, some]) => {
-        const keys = sessions && some.flatMap((code) => (sessions.has(code) ? [[code, sessions.get(code)!] as const] : []));
-        return this.call<SnapshotEntry[]>(p, { type: 'snapshot', workspaceId, codes: some, customer, ...(keys?.length ? { sessions: Object.fromEntries(keys) } : {}) });
-      }),
-    );
-    return new Map(answers.flat().map((entry) => [entry.code, entry]));
+    const snapshotCall = (some: string[]): PartitionCall => {
+      const keys = sessions && some.flatMap((code) => (sessions.has(code) ? [[code, sessions.get(code)!] as const] : []));
+      return { type: 'snapshot', workspaceId, codes: some, customer, ...(keys?.length ? { sessions: Object.fromEntries(keys) } : {}) };
+    };
+    const bySlots = (slots: readonly number[]) => slots.map((slot) => this.call<SnapshotEntry[]>(slot, snapshotCall(bySlot.get(slot)!)));
+    const here = new Map<PartitionThread, number[]>();
+    const elsewhere: number[] = [];
+    for (const slot of bySlot.keys()) {
+      if (this.leases.tokenOf(slot) === undefined) elsewhere.push(slot);
+      else {
+        const thread = this.threadOf(slot);
+        const slots = here.get(thread);
+        if (slots) slots.push(slot);
+        else here.set(thread, [slot]);
+      }
+    }
+    const asked: Array<Promise<SnapshotEntry[]>> = bySlots(elsewhere);
+    for (const slots of here.values()) {
+      // Should a slot have moved meanwhile (callOwned declines, or the thread answers that it moved), slot by slot.
+      const together = this.callOwned(slots, snapshotCall(slots.flatMap((slot) => bySlot.get(slot)!))) as Promise<SnapshotEntry[]> | undefined;
+      asked.push(
+        together
+          ? together.catch(async (error: unknown) => {
+              if (error instanceof ProblemError && error.message === PARTITION_MOVED) return (await Promise.all(bySlots(slots))).flat();
+              throw error;
+            })
+          : Promise.all(bySlots(slots)).then((answers) => answers.flat()),
+      );
+    }
+    const answers = await Promise.all(asked);
+    const found = new Map<string, SnapshotEntry>();
+    for (const answer of answers) for (const entry of answer) found.set(entry.code, entry);
+    return found;
   }
 
   /**
