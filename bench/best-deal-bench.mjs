@@ -7,8 +7,12 @@ import { randomUUID } from 'node:crypto';
 
 export const BEST_DEAL_RATE = 500;
 
-/** `count` offers in `currency`: every other one a tier of a PROMOTION campaign, the others the customer's vouchers. */
-async function seedOffers(api, currency, count) {
+/**
+ * `count` offers in `currency`: every other one a tier of a PROMOTION campaign, the others the customer's vouchers.
+ * `api(method, path under /api/v1, body)` answers the created resource (test/promotions/best-deal-allocation.test.ts
+ * measures what a qualification over these offers allocates).
+ */
+export async function seedOffers(api, currency, count) {
   const customer = await api('POST', '/customers', { sourceId: `deal-${currency}-${randomUUID().slice(0, 8)}` });
   const campaign = await api('POST', '/campaigns', { name: `best deal ${currency}`, type: 'PROMOTION', currency });
   for (let i = 0; i < count; i++) {

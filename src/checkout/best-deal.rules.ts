@@ -166,8 +166,10 @@ export function bestDeal(
       chosen.push(c.index);
       search(i + 1, next, discount + given.amount);
       chosen.pop();
-      if (campaign && campaignSpent) spent.set(campaign.id, campaignSpent);
-      else if (campaign) spent.delete(campaign.id);
+      if (campaign) {
+        if (campaignSpent) spent.set(campaign.id, campaignSpent);
+        else spent.delete(campaign.id);
+      }
     }
     search(i + 1, state, discount);
   };

@@ -117,8 +117,12 @@ export function cappedDiscount(discount: Discount, remaining: number, lines: rea
   return planDiscount(discount, { remaining, shippingLeft: 0, lines }, maxDiscount, targets).amount;
 }
 
-/** A line with what is left of it changed: a literal of LineState's own fields (a spread copy is a slow clone). */
-function withRemaining(line: LineState, remaining: number): LineState {
+/**
+ * A line of an item (or of another line) with `remaining` left of it: a literal of LineState's own fields, since a
+ * spread copy of a parsed item or a line measured ~0.7 µs a line (a slow clone), paid for every voucher a
+ * qualification or a best-deal search tries.
+ */
+export function lineWith(line: ItemFacts & { quantity: number; price: number }, remaining: number): LineState {
   return {
     productId: line.productId,
     sku: line.sku,
@@ -153,7 +157,7 @@ export function spreadPlan(plan: DiscountPlan, lines: LineState[]): number[] {
     const lineIndex = indexes[k]!;
     const share = split[k]!;
     shares[lineIndex] = share;
-    if (share !== 0) lines[lineIndex] = withRemaining(lines[lineIndex]!, Math.max(0, lines[lineIndex]!.remaining - share));
+    if (share !== 0) lines[lineIndex] = lineWith(lines[lineIndex]!, Math.max(0, lines[lineIndex]!.remaining - share));
   }
   return shares;
 }

@@ -34,14 +34,14 @@ export function mulDivFloor(a: number, b: number, c: number): number {
  */
 export function allocate(total: number, weights: readonly number[]): number[] {
   if (weights.length === 0) return [];
+  // One weight takes it all (what the split below gives it too), without the split's arrays: most carts are one line.
+  if (weights.length === 1) return [total];
   let sum = 0;
   let negative = total < 0;
   for (const w of weights) {
     sum += w;
     if (w < 0) negative = true;
   }
-  // One weight takes it all (what the split below gives it too), without the split's arrays: most carts are one line.
-  if (weights.length === 1) return [total];
   const basis = sum > 0 ? weights : weights.map(() => 1);
   const basisSum = sum > 0 ? sum : weights.length;
   // In doubles when total × basisSum (the largest product) fits below 2^53, as nearly every order does; else BigInt.

@@ -34,11 +34,9 @@ function canonicalJson(value: unknown): string | undefined {
     for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + (canonicalJson(value[i]) ?? 'null');
     return text + ']';
   }
-  const keys = Object.keys(value).sort();
-  if (keys.some(isIndex)) {
-    const numeric = keys.filter(isIndex).sort((a, b) => Number(a) - Number(b));
-    keys.splice(0, keys.length, ...numeric, ...keys.filter((k) => !isIndex(k)));
-  }
+  const sorted = Object.keys(value).sort();
+  const indexes = sorted.filter(isIndex);
+  const keys = indexes.length ? [...indexes.sort((a, b) => Number(a) - Number(b)), ...sorted.filter((k) => !isIndex(k))] : sorted;
   let text = '{';
   let first = true;
   for (const key of keys) {

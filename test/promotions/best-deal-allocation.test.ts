@@ -6,7 +6,8 @@
 import { Session } from 'node:inspector/promises';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../support/api-client.js';
+// @ts-expect-error: a plain .mjs module of the bench, without types
+import { seedOffers } from '../../bench/best-deal-bench.mjs';
 import { startTestService, type TestService } from '../support/service.js';
 
 const enabled = process.env.ALLOCATION_BENCH === '1';
@@ -24,27 +25,11 @@ interface ProfileNode {
   children: ProfileNode[];
 }
 
-/** The offers of bench/best-deal-bench.mjs: every other one a tier, the others the customer's vouchers. */
-async function seedOffers(api: ApiClient, currency: string, count: number) {
-  const customer = await api.create<{ id: string }>('/api/v1/customers', { sourceId: `deal-${randomUUID().slice(0, 8)}` });
-  const campaign = await api.create<{ id: string }>('/api/v1/campaigns', { name: `best deal ${currency}`, type: 'PROMOTION', currency });
-  for (let i = 0; i < count; i++) {
-    const discount = [
-      { type: 'PERCENT', percentOff: 5 + ((i * 7) % 21) },
-      { type: 'AMOUNT', amountOff: 100 + ((i * 337) % 1_500) },
-      { type: 'FIXED', fixedAmount: 1_000 + ((i * 911) % 3_000) },
-    ][i % 3];
-    const settings = { discount, priority: i % 3, exclusive: i === 5, ...(i % 4 === 1 ? { maxDiscount: 1_200 } : {}) };
-    if (i % 2 === 0) await api.create(`/api/v1/campaigns/${campaign.id}/tiers`, { name: `offer ${i}`, ...settings });
-    else await api.create('/api/v1/vouchers', { code: `DEAL-${i}-${randomUUID().slice(0, 6)}`, type: 'DISCOUNT', currency, customerId: customer.id, ...settings });
-  }
-  return customer;
-}
-
 describe('best deal allocation', () => {
   it.skipIf(!enabled)('prints the bytes one best-deal qualification over 20 offers allocates', async () => {
     const { api } = await service.newWorkspace();
-    const customer = await seedOffers(api, 'CHF', 20);
+    // The bench's own offers (bench/best-deal-bench.mjs), through this workspace's key.
+    const customer = (await seedOffers((method: string, path: string, body: unknown) => api.create(`/api/v1${path}`, body), 'CHF', 20)) as { id: string };
     const ask = async (i: number) => {
       const amount = 5_000 + ((i * 7_919) % 15_000);
       const answer = await api.post('/api/v1/qualifications', { order: { amount, currency: 'CHF', items: [{ productId: 'p', quantity: 1, price: amount }] }, customer: { id: customer.id }, bestDeal: true });
