@@ -169,6 +169,9 @@ async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: Read
   return found;
 }
 
+/** Upsert transactions out at once; the new customers named meanwhile go together in the next one (see turnBatched). */
+const CHECKOUT_UPSERTS_IN_FLIGHT = 2;
+
 /**
  * upsertCustomer by sourceId in a transaction of its own, for checkouts: the upserts asked for in one event-loop turn
  * share one transaction (one commit) and one insert per workspace; should it fail, each is tried in its own. One per
@@ -181,6 +184,7 @@ export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<
       const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
       return customer && { customer };
     },
+    { inFlight: CHECKOUT_UPSERTS_IN_FLIGHT },
   );
 }
 
