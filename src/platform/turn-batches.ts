@@ -13,6 +13,12 @@ export interface TurnBatchOptions {
    * meanwhile. Unlimited when absent: every turn's batch is sent when the turn ends.
    */
   inFlight?: number;
+  /**
+   * With `inFlight`, the longest a ready batch waits for one to end (ms; default 10): a batch that hangs (a lock held
+   * elsewhere, a connection lost) holds the others back no longer than this, and then they go as they would without
+   * the limit.
+   */
+  maxWaitMs?: number;
 }
 
 /**
@@ -23,11 +29,30 @@ export interface TurnBatchOptions {
 export function turnBatched<K, V>(batch: (keys: readonly K[]) => Promise<V[]>, alone: (key: K) => Promise<V>, options: TurnBatchOptions = {}): (key: K) => Promise<V> {
   const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
   const limit = options.inFlight ?? Infinity;
+  const maxWaitMs = options.maxWaitMs ?? 10;
   let sent = 0;
   // Batches ready to go (DataLoader's dispatch of each), oldest first: while one waits here, calls join it.
   const ready: Array<() => void> = [];
   const next = () => {
     while (sent < limit && ready.length > 0) ready.shift()!();
+  };
+  const enqueue = (run: () => void) => {
+    let timer: NodeJS.Timeout | undefined;
+    let gone = false;
+    const go = () => {
+      if (gone) return;
+      gone = true;
+      clearTimeout(timer);
+      run();
+    };
+    ready.push(go);
+    next();
+    if (!gone) {
+      timer = setTimeout(() => {
+        ready.splice(ready.indexOf(go), 1);
+        go();
+      }, maxWaitMs);
+    }
   };
   const send = async (keys: readonly K[]): Promise<Array<V | Error>> => {
     sent += 1;
@@ -41,11 +66,7 @@ export function turnBatched<K, V>(batch: (keys: readonly K[]) => Promise<V[]>, a
   const loader = new DataLoader<K, V>(send, {
     cache: false,
     maxBatchSize: MAX_BATCH,
-    batchScheduleFn: (run) =>
-      setImmediate(() => {
-        ready.push(run);
-        next();
-      }),
+    batchScheduleFn: (run) => setImmediate(() => enqueue(run)),
   });
   return (key) => loader.load(key);
 }

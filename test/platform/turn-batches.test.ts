@@ -35,7 +35,7 @@ describe('turnBatched', () => {
 
   it('holds the calls made while the limit is out, over several turns, for one next batch', async () => {
     const g = gate();
-    const load = turnBatched(g.batch, alone, { inFlight: 1 });
+    const load = turnBatched(g.batch, alone, { inFlight: 1, maxWaitMs: 60_000 });
     const answers = [load(1)];
     await nextTurn();
     expect(g.batches).toEqual([[1]]);
@@ -73,7 +73,7 @@ describe('turnBatched', () => {
         if (k === 13) throw new Error('thirteen');
         return k * 10;
       },
-      { inFlight: 2 },
+      { inFlight: 2, maxWaitMs: 60_000 },
     );
     const answers: Array<Promise<number>> = [];
     for (let k = 0; k < 12; k++) {
@@ -98,5 +98,22 @@ describe('turnBatched', () => {
     expect(await sameTurn).toBe(140);
     expect(await Promise.all(answers)).toEqual(Array.from({ length: 12 }, (_, k) => k * 10));
     expect(most).toBe(2);
+  });
+  it('sends a held batch after maxWaitMs when the batch out never ends', async () => {
+    const g = gate();
+    const load = turnBatched(g.batch, alone, { inFlight: 1, maxWaitMs: 200 });
+    const first = load(1);
+    await nextTurn();
+    const started = performance.now();
+    const held = load(2);
+    await nextTurn();
+    await nextTurn();
+    expect(g.batches).toEqual([[1]]);
+    while (g.batches.length < 2 && performance.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(g.batches).toEqual([[1], [2]]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+    g.endOldest();
+    g.endOldest();
+    expect(await Promise.all([first, held])).toEqual([10, 20]);
   });
 });
