@@ -28,6 +28,11 @@ const TIMED = [
   'test/hardening/connection-loss.test.ts',
 ];
 
+// Against an external PostgreSQL (TEST_DATABASE_URL, else DATABASE_URL: CI's second run) the shared files run two at a
+// time: with three beside a timed file, the scale tests' three web processes and a bulk import met PostgreSQL's
+// default max_connections of 100 ("sorry, too many clients already", 2026-11-27). The embedded default allows 200.
+const EXTERNAL_DATABASE = Boolean(process.env.TEST_DATABASE_URL || process.env.DATABASE_URL);
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -36,7 +41,7 @@ export default defineConfig({
     pool: 'forks',
     projects: [
       // One run: the shared files first (group 0), then the timed ones one at a time (group 1), with one global setup.
-      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: TIMED, isolate: false, maxWorkers: 3, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'shared', include: ['test/**/*.test.ts'], exclude: TIMED, isolate: false, maxWorkers: EXTERNAL_DATABASE ? 2 : 3, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'timed', include: TIMED, isolate: false, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
   },

@@ -30,7 +30,9 @@ export interface ServiceProcess {
 
 export function baseEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   // One web process unless a test asks for a cluster (WEB_PROCESSES defaults to one per core).
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', WEB_PROCESSES: '1' };
+  // Ten connections a web process (DB_POOL_SIZE defaults to 20): a scale test runs three of them beside other files,
+  // all on one PostgreSQL, whose default max_connections is 100.
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', WEB_PROCESSES: '1', DB_POOL_SIZE: process.env.DB_POOL_SIZE ?? '10' };
   delete env.DATABASE_URL;
   delete env.TEST_DATABASE_URL;
   for (const [k, v] of Object.entries(extra)) {
