@@ -55,7 +55,6 @@ function startReference(script, args) {
 // BENCH_ONLY=spread,stack runs only the scenarios whose names contain one of the words (references always run).
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
 const skipped = { rps: 0, p50: 0, p99: 0, non2xx: 0, errors: 0 };
-const offeredFigures = (summary) => ({ p50: summary.p50, p99: summary.p99, offered: summary });
 /** What a fixed-rate row's check adds: autocannon's own p99 and the responses of 20 ms or more. */
 const atRate = (row) => (row.offered ? `; autocannon's ${row.autocannonP99} ms; ${row.offered.over20ms} of ${row.offered.responses} responses >= 20 ms` : '');
 
@@ -83,6 +82,7 @@ async function load(name, options, servicePid) {
   const after = servicePid ? await treeCpu(servicePid) : undefined;
   const self = process.cpuUsage(selfBefore);
   const taken = after && cpuBetween(before, after);
+  const atOffered = offered?.summary();
   const perRequest = (seconds) => Math.round((seconds * 1e6) / Math.max(1, result.requests.total));
   const row = {
     name,
@@ -90,7 +90,7 @@ async function load(name, options, servicePid) {
     p50: result.latency.p50,
     p99: result.latency.p99,
     // At an offered rate, p50 and p99 corrected at the rate's own interval (bench/offered-rate.mjs); autocannon's kept.
-    ...(offered && { ...offeredFigures(offered.summary()), autocannonP99: result.latency.p99 }),
+    ...(atOffered && { p50: atOffered.p50, p99: atOffered.p99, offered: atOffered, autocannonP99: result.latency.p99 }),
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     ...(taken && {

@@ -11,6 +11,7 @@ import { findCustomerFactsMany } from '../../src/domains/segments/segment.querie
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../webhooks/support.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -235,6 +236,39 @@ describe('customers at checkout', () => {
       expect(new Set([...one!, ...two!].map((c) => c.customer.id)).size).toBe(1_000);
     }
     expect(await eventsOf(workspaceId, 'customer.created')).toHaveLength(4_000);
+  });
+  it('keeps two creations out at once, and lets others by when those hang on a lock (another workspace\'s customers are created meanwhile)', async () => {
+    const [a, b] = [await service.newWorkspace(), await service.newWorkspace()];
+    const { pool, transactions } = countingPool();
+    // Workspace a's AUTO segments being computed: its customer writes wait for this lock (segment-membership).
+    const holder = await service.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended('segment-membership:' || $1::text, 0))`, [a.workspaceId]);
+      const upsert = customerUpserter(pool);
+      const waitingInA: Array<Promise<unknown>> = [];
+      for (const sourceId of ['a-1', 'a-2']) {
+        waitingInA.push(upsert({ workspaceId: a.workspaceId, ref: { sourceId } }));
+        // Each in a turn of its own, and out (its transaction waiting on the lock) before the next.
+        await until(async () => (await service.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)).rows[0]!.n >= waitingInA.length, 5_000, `${sourceId} waiting on the lock`);
+      }
+      expect(transactions()).toBe(2);
+      // Both creations out and hung: b's waits at most maxWaitMs (10 ms), then goes, and is created while the lock holds.
+      const started = Date.now();
+      const inB = await Promise.race([upsert({ workspaceId: b.workspaceId, ref: { sourceId: 'b-1' } }), new Promise((resolve) => setTimeout(() => resolve('still held'), 5_000))]);
+      expect(inB).toMatchObject({ customer: { sourceId: 'b-1' } });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(transactions()).toBe(3);
+      await holder.query('COMMIT');
+      const created = await Promise.all(waitingInA);
+      expect(created.map((c) => (c as { customer: { sourceId: string } }).customer.sourceId)).toEqual(['a-1', 'a-2']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      await pool.end();
+    }
+    expect((await eventsOf(a.workspaceId, 'customer.created')).map((p) => p.sourceId).sort()).toEqual(['a-1', 'a-2']);
+    expect((await eventsOf(b.workspaceId, 'customer.created')).map((p) => p.sourceId)).toEqual(['b-1']);
   });
 });
 
