@@ -11,7 +11,7 @@ import { findCustomerFactsMany } from '../../src/domains/segments/segment.querie
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 
 let service: TestService;
 beforeAll(async () => {

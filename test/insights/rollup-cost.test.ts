@@ -43,7 +43,7 @@ describe('insights rollup cost in the commit statement', () => {
           const rollup: RollupDelta = { workspaceId, campaignId: null, currency: 'EUR', hour: new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000), redemptions: size, discountAmount: 100 * size, giftAmount: 0, rollbacks: 0, rolledBackDiscount: 0, rolledBackGift: 0 };
           const writes: BatchWrites = {
             keys: [], rollbackIds: [], usage: [], usageLimits: [], rollbacks: [], ledger: [], budgets: [], sessions: [],
-            deltas: [{ id: voucher.id, uses: size, balance: 0, configVersion: rows[0].config_version, campaignVersion: null }],
+            deltas: [{ id: voucher.id, uses: size, balance: 0, points: 0, configVersion: rows[0].config_version, campaignVersion: null }],
             redemptions,
             events: redemptions.map((r) => ({ workspaceId, type: 'voucher.redeemed', payload: { redemptionId: r.id, voucherCode: code, amount: 100 } })),
             ...(on ? { rollups: [rollup], writer: 0 } : {}),

@@ -9,7 +9,8 @@ import { deriveKey } from '../../src/platform/secret-key.js';
 import { baseEnv, freePort, spawnWorker, type WorkerProcess } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { createEndpoint, deliveryOf, deliveryWhen, independentlyVerifies, recordCustomerEvent, until } from '../webhooks/support.js';
+import { createEndpoint, deliveryOf, deliveryWhen, independentlyVerifies, recordCustomerEvent } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 
 const SECRET_KEY = randomBytes(32).toString('base64url');
 let service: TestService;

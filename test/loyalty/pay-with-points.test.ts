@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 import { addPoints, createCustomer, expectLedgerMatchesCaches, joinMember, member, transactions } from './support.js';
 
 let service: TestService;
@@ -207,6 +208,61 @@ describe('pay with points', () => {
     expect((await api.post(`/api/v1/redemptions/${redemption.rows[0].id}/rollback`, {})).body).toMatchObject({ ok: true });
     const refilled = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
     expect(refilled.rows.map((r) => Number(r.remaining))).toEqual([100, 50, 0]);
+  });
+
+  it('locks only the buckets a payment draws from: a bucket held elsewhere past them does not hold it up', async () => {
+    const { api } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 0);
+    const day = 86_400_000;
+    for (const days of [5, 20, 50]) await addPoints(api, card.id, 100, { expiresAt: new Date(Date.now() + days * day).toISOString() });
+    const latest = await service.pool.query<{ id: string }>(`SELECT id FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at DESC LIMIT 1`, [card.id]);
+    const holder = await service.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM loyalty_point_buckets WHERE id = $1 FOR UPDATE`, [latest.rows[0]!.id]);
+      // 150 points reach the first two buckets only; a debit that locked all of the card's would wait for this holder.
+      const paid = await Promise.race([
+        api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(75) }),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the payment waited for a bucket it does not draw from')), 5_000)),
+      ]);
+      expect(paid.body).toMatchObject({ ok: true, redemption: { points: 150 } });
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    const buckets = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
+    expect(buckets.rows.map((r) => Number(r.remaining))).toEqual([0, 50, 100]);
+  });
+
+  it('a payment whose buckets change while it waits for the card draws from the buckets as they are at commit', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 0);
+    await addPoints(api, card.id, 300, { expiresAt: new Date(Date.now() + 5 * 86_400_000).toISOString() });
+    const mover = await service.pool.connect();
+    let payment: Promise<{ body: Record<string, any> }> | undefined;
+    try {
+      // Another writer of points holds the card: it spends the 300 of the old bucket and grants 300 in a new one.
+      await mover.query('BEGIN');
+      await mover.query(`SELECT loyalty_lock_card($1, $2)`, [workspaceId, card.id]);
+      const moverPid = (await mover.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`)).rows[0]!.pid;
+      payment = api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(150) });
+      // The engine decided on 300 points and its statement (begun, so its snapshot taken) waits for the card.
+      await until(
+        async () => (await service.pool.query(`SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid)) AND query LIKE 'WITH fence%'`, [moverPid])).rowCount,
+        10_000,
+        'the payment waiting for the card',
+      );
+      await mover.query(`SELECT * FROM loyalty_debit($1, $2, 300, 'ADJUSTMENT', 'api', NULL, NULL, 'moved')`, [workspaceId, card.id]);
+      await mover.query(`SELECT * FROM loyalty_grant($1, $2, 300, 'ADJUSTMENT', NULL, NULL, 'api', NULL, NULL, NULL, 'moved')`, [workspaceId, card.id]);
+      await mover.query('COMMIT');
+    } finally {
+      mover.release();
+    }
+    // The new bucket was not in the statement's snapshot: the buckets it saw fell short, the batch was decided again.
+    expect((await payment!).body).toMatchObject({ ok: true, redemption: { points: 300 } });
+    expect((await member(api, card.id)).balance).toBe(0);
+    const buckets = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY created_at`, [card.id]);
+    expect(buckets.rows.map((r) => Number(r.remaining))).toEqual([0, 0]);
   });
 
   it('writes each paying redemption once, with its points and its ledger entry (no update after the debit)', async () => {

@@ -8,7 +8,7 @@ import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs/backgro
 import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 import { addPoints, createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, member, transactions } from './support.js';
 
 let service: TestService;

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, freePort, spawnWorker, type WorkerProcess } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 import { createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, member } from './support.js';
 
 let service: TestService;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryingUnavailable, type ApiClient } from '../support/api-client.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;

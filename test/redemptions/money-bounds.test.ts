@@ -80,7 +80,7 @@ describe('bounds of gift balances', () => {
     const result = await statements.commit(service.pool, {
       keys: [],
       rollbackIds: [],
-      deltas: [{ id: g.id, uses: 0, balance: MAX, configVersion: rows[0].config_version, campaignVersion: null }],
+      deltas: [{ id: g.id, uses: 0, balance: MAX, points: 0, configVersion: rows[0].config_version, campaignVersion: null }],
       usage: [],
       usageLimits: [],
       redemptions: [],

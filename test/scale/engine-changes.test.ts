@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionOf } from '../../src/engine/partition-router.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 
 let first: TestService;
 let second: TestService;

@@ -10,7 +10,7 @@ import { CommitStatements } from '../../src/engine/partition/batch-commit.sql.js
 import { partitionOf } from '../../src/engine/partition-router.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { postJson, spawnWebProcess, type ServiceProcess } from '../support/processes.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 
 const statements = new CommitStatements();
 
@@ -241,7 +241,7 @@ describe('partition leases across three web processes', () => {
     // (A use taken back, so that the voucher's own limit, reached or not by the load, is no reason to refuse.)
     const writes = (token: number) => ({
       keys: [], rollbackIds: [], usage: [], usageLimits: [], redemptions: [], rollbacks: [], ledger: [], events: [], budgets: [], sessions: [],
-      deltas: [{ id: voucher.id, uses: -1, balance: 0, configVersion: voucher.config_version, campaignVersion: null }],
+      deltas: [{ id: voucher.id, uses: -1, balance: 0, points: 0, configVersion: voucher.config_version, campaignVersion: null }],
       fences: [[slot, token]] as Array<[number, number]>,
     });
     expect(await statements.commit(db.pool, writes(before.token))).toEqual({ ok: false, failed: 'fence' });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { spawnWebProcess, type ServiceProcess } from '../support/processes.js';
-import { until } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 
 let db: TestDatabase;
 let service: ServiceProcess;

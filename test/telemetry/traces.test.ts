@@ -12,7 +12,8 @@ import { createLogger } from '../../src/platform/logger.js';
 import { startTracing, type Tracing } from '../../src/platform/tracing.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { createEndpoint, recordCustomerEvent, until } from '../webhooks/support.js';
+import { createEndpoint, recordCustomerEvent } from '../webhooks/support.js';
+import { until } from '../support/until.js';
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing | undefined;

@@ -10,6 +10,7 @@ import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 
 export interface WebhookHarness {
   service: TestService;
@@ -68,16 +69,6 @@ export function independentlyVerifies(rawBody: Buffer, header: string, secret: s
       const given = Buffer.from(p.slice(3), 'hex');
       return given.length === expected.length && timingSafeEqual(given, expected);
     });
-}
-
-export async function until<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, label = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${label} not reached in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export async function createEndpoint(api: ApiClient, body: Record<string, unknown>) {

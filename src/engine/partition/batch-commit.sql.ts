@@ -8,6 +8,7 @@ import type { BatchWrites, VoucherAfter } from './batch-writes.js';
 import type { CommitPart, CommitSql } from './commit-part.js';
 import { budgetPart, fencePart, keysPart, lockedPart, rolledPart, sessionsPart, usagePart, vouchersPart } from './commit-guarded-parts.sql.js';
 import { eventsPart, ledgerPart, redemptionsPart, rollbacksPart, rollupPart } from './commit-row-parts.sql.js';
+import { pointsPart } from './points-moves.sql.js';
 
 /**
  * One batch in one statement, so one round trip and its own transaction: idempotency keys, rollbacks, the guarded
@@ -17,14 +18,15 @@ import { eventsPart, ledgerPart, redemptionsPart, rollbacksPart, rollupPart } fr
  * most batches are redemptions and events only.
  */
 const PARTS: readonly CommitPart[] = [
-  fencePart, keysPart, rolledPart, lockedPart, vouchersPart, usagePart, budgetPart, sessionsPart,
+  fencePart, keysPart, rolledPart, lockedPart, vouchersPart, pointsPart, usagePart, budgetPart, sessionsPart,
   redemptionsPart, rollbacksPart, ledgerPart, eventsPart, rollupPart,
 ];
 
 // The order engine_guard's CASE reads the parts in. Redemptions and events are read first though they guard nothing,
 // so that their rows are inserted before the voucher rows are locked: a batch waiting for another's voucher locks has
-// then done most of its work, and holds the locks only briefly itself. The fence comes first of all.
-const GUARD_ORDER: readonly string[] = ['fence', 'keys', 'redemptions', 'events', 'rolled', 'locked', 'vouchers', 'usage', 'budget'];
+// then done most of its work, and holds the locks only briefly itself. The fence comes first of all. Points come after
+// the vouchers: a card's row is locked before its buckets, as every writer of points locks them.
+const GUARD_ORDER: readonly string[] = ['fence', 'keys', 'redemptions', 'events', 'rolled', 'locked', 'vouchers', 'points', 'usage', 'budget'];
 
 export type GuardFailure = 'fence' | 'keys' | 'rollbacks' | 'vouchers' | 'usage' | 'budget';
 

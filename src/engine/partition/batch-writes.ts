@@ -2,11 +2,14 @@
 // balance_after, filled from the voucher's balance after the batch.
 import type { StoredKey } from '../../platform/idempotency-keys.sql.js';
 import type { UsageKey } from './hot-path.sql.js';
+import type { PointsDebit } from './points-moves.sql.js';
 
 export interface VoucherDelta {
   id: string;
   uses: number;
   balance: number;
+  /** Points the batch takes from a loyalty card's balance (its debits, drawn from the buckets in the same statement). */
+  points: number;
   configVersion: number;
   campaignVersion: number | null;
 }
@@ -95,6 +98,8 @@ export interface BatchWrites {
   budgets: readonly BudgetDelta[];
   /** Validation sessions: the final state of each key a batch touched (a reservation, or none). */
   sessions: readonly SessionWrite[];
+  /** Loyalty cards paying with points: a ledger entry each, drawn from the card's buckets (its balance: `deltas`). */
+  pointsDebits?: readonly PointsDebit[];
   /** Insight rollup sums (none when the rollup is off), added to the rows of `writer` (a partition's number). */
   rollups?: readonly RollupDelta[];
   writer?: number;

@@ -69,32 +69,37 @@ export const lockedPart = defineCommitPart({
   }),
 });
 
+// A loyalty card's points debited by the batch come off its balance here, guarded like a gift card's credits; the
+// points part (points-moves.sql.ts) writes their ledger entries and draws them from the card's buckets.
 export const vouchersPart = defineCommitPart({
   name: 'vouchers',
-  params: { ids: 'uuid[]', uses: 'int[]', balances: 'bigint[]', configVersions: 'int[]', campaignVersions: 'int[]' },
+  params: { ids: 'uuid[]', uses: 'int[]', balances: 'bigint[]', points: 'bigint[]', configVersions: 'int[]', campaignVersions: 'int[]' },
   rows: (w) => w.deltas.length,
   values: (w) => ({
     ids: columnOf(w.deltas, 'id'),
     uses: columnOf(w.deltas, 'uses'),
     balances: columnOf(w.deltas, 'balance'),
+    points: columnOf(w.deltas, 'points'),
     configVersions: columnOf(w.deltas, 'configVersion'),
     campaignVersions: w.deltas.map((d) => d.campaignVersion ?? -1),
   }),
   sql: (p) => ({
     cte: `d AS (
-  SELECT * FROM unnest(${p.ids}, ${p.uses}, ${p.balances}, ${p.configVersions}, ${p.campaignVersions}) AS d(id, uses, balance, cv, campv)
+  SELECT * FROM unnest(${p.ids}, ${p.uses}, ${p.balances}, ${p.points}, ${p.configVersions}, ${p.campaignVersions}) AS d(id, uses, balance, points, cv, campv)
 ), upd AS (
   UPDATE vouchers v
      SET redeemed_count = v.redeemed_count + d.uses,
-         gift_balance = CASE WHEN d.balance = 0 THEN v.gift_balance ELSE v.gift_balance + d.balance END
+         gift_balance = CASE WHEN d.balance = 0 THEN v.gift_balance ELSE v.gift_balance + d.balance END,
+         points_balance = v.points_balance - d.points
     FROM d JOIN locked ON locked.id = d.id
    WHERE v.id = d.id
      AND v.config_version = d.cv
      AND (v.redemption_limit IS NULL OR v.redeemed_count + d.uses <= v.redemption_limit)
      AND (d.balance = 0 OR v.gift_balance + d.balance >= 0)
      AND (d.balance <= 0 OR v.gift_balance + d.balance <= ${MAX_AMOUNT})
+     AND v.points_balance >= d.points
      AND (v.campaign_id IS NULL OR d.campv = (SELECT c.version FROM campaigns c WHERE c.id = v.campaign_id))
-  RETURNING v.id, v.redeemed_count, v.gift_balance
+  RETURNING v.id, v.redeemed_count, v.gift_balance, v.points_balance
 )`,
     guard: `(SELECT count(*) FROM upd) <> cardinality(${p.ids}) THEN 'vouchers'`,
   }),

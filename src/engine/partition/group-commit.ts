@@ -1,6 +1,6 @@
 // A batch's plan (write-plan.ts) written in one statement (batch-commit.sql.ts): idempotency keys, the guarded counter
-// updates and validation sessions, then the rows (redemptions, rollbacks, ledger, outbox events); points moves,
-// referral conversions and audit entries follow in the same transaction. Any guard that does not hold undoes
+// updates and validation sessions, then the rows (redemptions, rollbacks, ledger, points debits, outbox events); points
+// given back, referral conversions and audit entries follow in the same transaction. Any guard that does not hold undoes
 // everything and says which part was stale, so the partition reloads it and decides again.
 import { withTransaction, type Pool } from '../../platform/database.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
@@ -9,7 +9,7 @@ import { CommitStatements, type BatchResult } from './batch-commit.sql.js';
 import { settleBalances, type BatchWrites, type VoucherAfter } from './batch-writes.js';
 import { findStoredReplies } from '../../platform/idempotency-keys.sql.js';
 import type { UsageKey } from './hot-path.sql.js';
-import { debitPoints, refundPoints } from './points-moves.sql.js';
+import { refundPoints } from './points-moves.sql.js';
 import { insertConversions, revertConversions } from './referral-conversions.sql.js';
 import { mergePlans, type WritePlan } from './write-plan.js';
 
@@ -30,8 +30,8 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
 
 /**
  * Commits plans, each in one statement (its own transaction), with the batch statements it built so far. A failed guard
- * names what was stale, to reload. A plan with audited writes or points moves adds them in that transaction; a plan of
- * redemptions only stays one statement. One per writer: a partition, the stack committer.
+ * names what was stale, to reload. A plan with audited writes, points given back or referral conversions adds them in
+ * that transaction; a plan of redemptions (paid with points too) stays one statement. One per writer: a partition, the stack committer.
  */
 export class PlanWriter {
   private readonly statements = new CommitStatements();
@@ -43,8 +43,7 @@ export class PlanWriter {
 
   async commit(plan: WritePlan): Promise<CommitResult> {
     const writes = batchWritesOf(plan, this.rollup);
-    const inTransaction =
-      plan.audited.length > 0 || plan.pointsDebits.length > 0 || plan.pointsRefunds.length > 0 || plan.conversions.length > 0 || plan.revertedConversions.length > 0;
+    const inTransaction = plan.audited.length > 0 || plan.pointsRefunds.length > 0 || plan.conversions.length > 0 || plan.revertedConversions.length > 0;
     const result = inTransaction ? await this.commitInTransaction(plan, writes) : await this.statements.commit(this.db, writes);
     if (!result.ok) return this.failure(plan, writes, result.failed);
     settle(plan, result.vouchers);
@@ -73,16 +72,15 @@ export class PlanWriter {
   }
 
   /**
-   * The batch statement, then the points moves of loyalty cards and the audit entries and events of its rollbacks and
-   * adjustments, in one transaction: they commit together or not at all, and a retried batch (guard failure, deadlock)
-   * starts from nothing, never doubled. A card whose points no longer cover a debit fails the batch like a stale voucher.
+   * The batch statement (its points debits included), then the points its rollbacks give back, its referral conversions
+   * and the audit entries and events of its rollbacks and adjustments, in one transaction: they commit together or not
+   * at all, and a retried batch (guard failure, deadlock) starts from nothing, never doubled.
    */
   private async commitInTransaction(plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
     try {
       return await withTransaction(this.db, async (tx) => {
         const result = await this.statements.commit(tx, writes);
         if (!result.ok) throw new GuardFailed(result);
-        if (!(await debitPoints(tx, plan.pointsDebits))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
         await refundPoints(tx, plan.pointsRefunds);
         if (!(await insertConversions(tx, plan.conversions))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
         await revertConversions(tx, plan.revertedConversions);
@@ -116,6 +114,7 @@ function batchWritesOf(plan: WritePlan, rollup: RollupWriter): BatchWrites {
     events: plan.events,
     budgets: [...plan.budgets.values()].filter((b) => b.uses !== 0 || b.amount !== 0),
     sessions: [...plan.sessions.values()],
+    pointsDebits: plan.pointsDebits,
     rollups: rollup === 'off' ? [] : [...plan.rollups.values()],
     writer: rollup === 'off' ? 0 : rollup.writer,
     fences: [...plan.fences].map((f) => f.split(':').map(Number) as [number, number]),

@@ -35,7 +35,7 @@ export interface WritePlan {
   sessions: Map<string, SessionWrite>;
   /** Insight figures by `workspace campaign currency hour`: the batch's sums, one row each. */
   rollups: Map<string, RollupDelta>;
-  /** Loyalty cards paying with points, and rollbacks giving points back: written after the batch statement. */
+  /** Loyalty cards paying with points (in the batch statement), and rollbacks giving points back (after it). */
   pointsDebits: PointsDebit[];
   pointsRefunds: PointsRefund[];
   /** Referral conversions made by the batch's redemptions, and those its rollbacks revert. */
@@ -105,10 +105,10 @@ export interface RedemptionDraft {
 export function planRedemption(plan: WritePlan, calendar: ZoneCalendar, draft: RedemptionDraft): string {
   const { voucher: v, kind, amount, customerId, order, createdAt } = draft;
   const id = uuidv7();
-  planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0);
+  const points = kind === 'POINTS' ? (draft.points ?? 0) : 0;
+  planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0, points);
   if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
-  const points = kind === 'POINTS' ? (draft.points ?? 0) : 0;
   // The debit's ledger entry gets its id here, so the redemption row is inserted with it (no update after the debit).
   const pointsEntryId = points > 0 ? uuidv7() : null;
   if (pointsEntryId) {
@@ -291,10 +291,11 @@ export function planSession(plan: WritePlan, v: { id: string; workspaceId: strin
 }
 
 /** Adds uses and a balance change to a voucher's counter update, under the settings versions the decision saw. */
-export function planDelta(plan: WritePlan, v: VoucherSnapshot, uses: number, balance: number): void {
-  const delta = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
+export function planDelta(plan: WritePlan, v: VoucherSnapshot, uses: number, balance: number, points = 0): void {
+  const delta = plan.deltas.get(v.id) ?? { id: v.id, uses: 0, balance: 0, points: 0, configVersion: v.configVersion, campaignVersion: v.campaign?.version ?? null };
   delta.uses += uses;
   delta.balance += balance;
+  delta.points += points;
   plan.deltas.set(v.id, delta);
 }
 
@@ -338,6 +339,7 @@ export function mergePlans(plans: readonly WritePlan[]): WritePlan {
       if (into) {
         into.uses += d.uses;
         into.balance += d.balance;
+        into.points += d.points;
       } else merged.deltas.set(id, { ...d });
     }
     for (const [key, u] of plan.usage) {
