@@ -2,7 +2,7 @@
 // the stack coordinator. Handlers reach it only through the RedemptionEngine interface (contract/engine-port.ts).
 import type { RedemptionEngine } from '../contract/engine-port.js';
 import type { BalanceOutcome, RedemptionOutcome, RollbackOutcome, ValidationOutcome } from '../contract/checkout.schemas.js';
-import type { Pool } from '../platform/database.js';
+import { createPool, type Pool } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import type { ZoneCalendar } from '../contract/zone-calendar.js';
 import { effectivePriority, isExclusive, validationOutcome } from '../checkout/redemption.rules.js';
@@ -71,8 +71,12 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     serve: (slot, call) => router.serve(slot, call),
   });
   const link = new LinkClient(secret);
+  // The leases' own connections: renewing them never waits behind the web thread's requests in its pool, so a process
+  // under a flash sale (its pool queue seconds long) does not lose its slots to the others; queries every third of the
+  // lease time.
+  const leaseDb = createPool(options.databaseUrl, { max: 2, log: options.log });
   const leases = new PartitionLeases({
-    db: options.db,
+    db: leaseDb,
     log: options.log,
     leaseMs,
     url: server.url,
@@ -162,6 +166,7 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     async stop() {
       // The leases first, so the others take the slots at their next tick; forwarded calls in flight still finish.
       await leases.stop();
+      await leaseDb.end().catch(() => undefined);
       await server.close();
       link.close();
       await Promise.all([router.stop(), refusals.stop().catch(() => undefined), changes.stop()]);

@@ -46,6 +46,8 @@ export interface TestServiceOptions {
   hotPath?: boolean;
   partitions?: number;
   engineCacheSize?: number;
+  /** Partition leases last this long unless renewed (default 5,000 ms). */
+  leaseMs?: number;
   /** Use this database instead of a fresh clone (e.g. a second service on the same database). */
   database?: TestDatabase;
   /** Operations beyond the registry's, seen in every face. */
@@ -80,7 +82,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     restFace: restFaces.get(version),
     cursors: createCursorCodec(randomBytes(32)),
     settings: options.settings ?? defaultServiceSettings(),
-    engine: { partitions: options.partitions ?? 2, cacheSize: options.engineCacheSize ?? 10_000, cacheTtlMs: 30_000, maxBatch: 500, logLevel: 'silent' },
+    engine: { partitions: options.partitions ?? 2, cacheSize: options.engineCacheSize ?? 10_000, cacheTtlMs: 30_000, maxBatch: 500, logLevel: 'silent', ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     hotPath: options.hotPath !== false,
     listen: { port: 0, host: '127.0.0.1' },
