@@ -265,6 +265,22 @@ describe('pay with points', () => {
     expect(buckets.rows.map((r) => Number(r.remaining))).toEqual([0, 0]);
   });
 
+  it('rolls back a payment on a card gone below 0 since (an ALLOW_NEGATIVE reversal): the points come back against the debt', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 0);
+    await service.pool.query(`SELECT * FROM loyalty_earn($1, $2, 1000, NULL, NULL, 'test', NULL, NULL, $3, $4)`, [workspaceId, card.id, randomUUID(), `test:${randomUUID()}`]);
+    const paid = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(400) });
+    expect(paid.body).toMatchObject({ ok: true, redemption: { points: 800 } });
+    const earning = await service.pool.query<{ id: string }>(`SELECT id FROM loyalty_earnings WHERE member_id = $1`, [card.id]);
+    await service.pool.query(`SELECT * FROM loyalty_reverse_earning($1, $2, 'ALLOW_NEGATIVE', 'test', NULL)`, [workspaceId, earning.rows[0]!.id]);
+    expect((await member(api, card.id)).balance).toBe(-800);
+    // The rollback takes no points: a card's balance below 0 must not make it stale.
+    const rolled = await api.post(`/api/v1/redemptions/${paid.body.redemption.id}/rollback`, {});
+    expect(rolled.status, JSON.stringify(rolled.body)).toBe(200);
+    expect(rolled.body).toMatchObject({ ok: true });
+    expect((await member(api, card.id)).balance).toBe(0);
+  });
+
   it('writes each paying redemption once, with its points and its ledger entry (no update after the debit)', async () => {
     const { api } = await service.newWorkspace();
     const programId = await payingProgram(api);

@@ -97,7 +97,7 @@ export const vouchersPart = defineCommitPart({
      AND (v.redemption_limit IS NULL OR v.redeemed_count + d.uses <= v.redemption_limit)
      AND (d.balance = 0 OR v.gift_balance + d.balance >= 0)
      AND (d.balance <= 0 OR v.gift_balance + d.balance <= ${MAX_AMOUNT})
-     AND v.points_balance >= d.points
+     AND (d.points = 0 OR v.points_balance >= d.points)
      AND (v.campaign_id IS NULL OR d.campv = (SELECT c.version FROM campaigns c WHERE c.id = v.campaign_id))
   RETURNING v.id, v.redeemed_count, v.gift_balance, v.points_balance
 )`,
