@@ -56,7 +56,7 @@ async function fire(shot: Shot, key: string): Promise<Answer> {
 
 /** Why an answer breaks the contract, or undefined: below 500, and a refusal is a problem+json with a code. */
 function fault(answer: Answer): string | undefined {
-  if (answer.status >= 500) return `status ${answer.status}`;
+  if (answer.status >= 500) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
   if (answer.status < 400) return undefined;
   if (!answer.contentType.startsWith('application/problem+json')) return `a ${answer.status} as ${answer.contentType}`;
   try {

@@ -31,7 +31,8 @@ const failed = (part: Partial<Omit<Extract<CommitResult, { ok: false }>, 'ok'>>)
 /**
  * Commits plans, each in one statement (its own transaction), with the batch statements it built so far. A failed guard
  * names what was stale, to reload. A plan with audited writes, points given back or referral conversions adds them in
- * that transaction; a plan of redemptions (paid with points too) stays one statement. One per writer: a partition, the stack committer.
+ * that transaction; a plan of redemptions (paid with points too) stays one statement. One per writer: a partition,
+ * the stack committer.
  */
 export class PlanWriter {
   private readonly statements = new CommitStatements();
