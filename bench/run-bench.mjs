@@ -23,6 +23,7 @@ import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, tree
 import { earningThroughput } from './loyalty-bench.mjs';
 import { BEST_DEAL_RATE, bestDealRows } from './best-deal-bench.mjs';
 import { recordOfferedRate } from './offered-rate.mjs';
+import { floorRows, printFloor, startFloor } from './floor-bench.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -75,13 +76,16 @@ async function load(name, options, servicePid) {
   if (!picked(name)) return { ...skipped, name };
   const base = requestsOf(options);
   await autocannon({ ...base, duration: WARMUP });
-  const [before, selfBefore] = [servicePid ? await treeCpu(servicePid) : undefined, process.cpuUsage()];
+  // `servicePid` may name two trees: { node: its node process, postgres: the process whose PostgreSQL it uses }.
+  const trees = typeof servicePid === 'object' ? servicePid : servicePid && { node: servicePid, postgres: servicePid };
+  const readCpu = async () => trees && { node: await treeCpu(trees.node), postgres: trees.postgres === trees.node ? undefined : await treeCpu(trees.postgres) };
+  const [before, selfBefore] = [await readCpu(), process.cpuUsage()];
   const instance = autocannon({ ...base, duration: DURATION });
   const offered = base.overallRate ? recordOfferedRate(instance, base) : undefined;
   const result = await instance;
-  const after = servicePid ? await treeCpu(servicePid) : undefined;
+  const after = await readCpu();
   const self = process.cpuUsage(selfBefore);
-  const taken = after && cpuBetween(before, after);
+  const taken = after && { ...cpuBetween(before.node, after.node), ...(after.postgres && { postgres: cpuBetween(before.postgres, after.postgres).postgres }) };
   const atOffered = offered?.summary();
   const perRequest = (seconds) => Math.round((seconds * 1e6) / Math.max(1, result.requests.total));
   const row = {
@@ -197,11 +201,8 @@ async function main() {
   const validateTargeted = await loadService('validate, 20 items, target discount', { url: `${baseUrl}/api/v1/vouchers/TARGETED/validate`, headers: auth, body: cartBody });
   const hot = await loadService('redeem, one hot code', { url: `${baseUrl}/api/v1/vouchers/HOT/redemption`, headers: auth, body: orderBody });
   // As checkouts call it: each redemption with its own Idempotency-Key (stored with the outcome in the same commit).
-  const hotKeyed = await loadService('redeem, hot code, Idempotency-Key', {
-    url: baseUrl,
-    headers: auth,
-    requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: orderBody }) }],
-  });
+  const keyedRequests = [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: orderBody }) }];
+  const hotKeyed = await loadService('redeem, hot code, Idempotency-Key', { url: baseUrl, headers: auth, requests: keyedRequests });
   // As checkouts call it: naming the customer by sourceId, a returning one (1,000 seeded in SQL) or a new one each time
   // (created with its customer.created event before the redemption).
   const shoppers = new pg.Client({ connectionString: databaseUrl });
@@ -210,11 +211,8 @@ async function main() {
   await shoppers.query(`INSERT INTO customers (workspace_id, source_id) SELECT $1, 'shopper-' || i FROM generate_series(0, 999) AS i`, [(await api('GET', '/workspace')).id]);
   await shoppers.query('ANALYZE customers');
   await shoppers.end();
-  const hotReturning = await loadService('redeem, hot code, returning customer', {
-    url: baseUrl,
-    headers: auth,
-    requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } }) }) }],
-  });
+  const returningRequests = [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: `shopper-${Math.floor(Math.random() * 1000)}` } }) }) }];
+  const hotReturning = await loadService('redeem, hot code, returning customer', { url: baseUrl, headers: auth, requests: returningRequests });
   // The checkout shops really send: an Idempotency-Key, a returning customer, a 3-item order, one hot code; and the
   // naive peer doing the same (its own customers and keys, one transaction a checkout).
   const checkoutBody = () => {
@@ -224,11 +222,23 @@ async function main() {
   const checkoutRequest = (path) => [{ method: 'POST', path, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() }, body: checkoutBody() }) }];
   const peerCheckout = await load('naive peer: checkout (key, customer, 3 items)', { url: peerUrl, headers: auth, requests: checkoutRequest('/checkout/HOT/redemption') });
   const checkout = await loadService('checkout: key, returning customer, 3 items', { url: baseUrl, headers: auth, requests: checkoutRequest('/api/v1/vouchers/HOT/redemption') });
-  const hotNew = await loadService('redeem, hot code, new customer', {
-    url: baseUrl,
-    headers: auth,
-    requests: [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: randomUUID() } }) }) }],
-  });
+  const newCustomerRequests = [{ method: 'POST', path: '/api/v1/vouchers/HOT/redemption', setupRequest: (req) => ({ ...req, body: JSON.stringify({ order, customer: { sourceId: randomUUID() } }) }) }];
+  const hotNew = await loadService('redeem, hot code, new customer', { url: baseUrl, headers: auth, requests: newCustomerRequests });
+  // The same rows against the floor (issue 36), right after the service's, on the same PostgreSQL.
+  const floorPicked = !ONLY.length || ONLY.includes('floor');
+  const floor = floorPicked ? await startFloor(root, databaseUrl, cleanups) : undefined;
+  const floorRequests = (requests) => requests.map((r) => ({ ...r, path: r.path.replace(/^\/api\/v1\/vouchers\/(\w+)\/(redemption|validate)$/, (_, code, what) => `/${what === 'validate' ? 'validate' : 'redeem'}/${code}`) }));
+  const floors = floor
+    ? await floorRows((name, options) => load(name, options, { node: floor.pid, postgres: service.pid }), {
+        validate: ['floor: validate, hot code', { url: `${floor.url}/validate/VALIDATE`, headers: auth, body: orderBody }],
+        hot: ['floor: redeem, one hot code', { url: `${floor.url}/redeem/HOT`, headers: auth, body: orderBody }],
+        keyed: ['floor: hot code, Idempotency-Key', { url: floor.url, headers: auth, requests: floorRequests(keyedRequests) }],
+        returning: ['floor: hot code, returning customer', { url: floor.url, headers: auth, requests: floorRequests(returningRequests) }],
+        checkout: ['floor: checkout', { url: floor.url, headers: auth, requests: floorRequests(checkoutRequest('/api/v1/vouchers/HOT/redemption')) }],
+        newCustomer: ['floor: hot code, new customer', { url: floor.url, headers: auth, requests: floorRequests(newCustomerRequests) }],
+        hotAgain: ['floor: redeem, one hot code, again', { url: `${floor.url}/redeem/HOT`, headers: auth, body: orderBody }],
+      })
+    : {};
   const spreadRow = await loadService('redeem over 10,000 codes', {
     url: baseUrl,
     headers: auth,
@@ -368,6 +378,7 @@ async function main() {
   console.log(`info  stack preview against the stack it previews: ${ratio(stackPreview, stack)} (${stackPreview.rps} / ${stack.rps} req/s; p99 ${stackPreview.p99} / ${stack.p99} ms)`);
   for (const [n, row] of [[10, deal10], [20, deal20]]) check(`best deal over ${n} offers: p99 < 20 ms at ${BEST_DEAL_RATE} req/s offered (${row.p99} ms, ${row.rps} req/s${atRate(row)})`, row.rps > 0 && row.p99 < 20);
   printCpuTable({ bare, peerHot, peerSpread, peerCheckout, validate, hot, hotKeyed, hotReturning, checkout, hotNew, spreadRow, gift, points, stack }, check);
+  printFloor({ validate, hot, keyed: hotKeyed, returning: hotReturning, checkout, newCustomer: hotNew }, floors, bare, CONNECTIONS);
   printComparison('Insights rollup on against off (INSIGHTS_ROLLUP=false; two processes started for it on the same database)', 'rollup', rollupRows, check);
   printComparison('Metrics on against off (METRICS=off; two processes started for it on the same database)', 'metrics', metricsRows, check);
   for (const p of partitionStats) {

@@ -1,0 +1,101 @@
+// Issue 36's floor: the bench's validate and redeem rows against reference/lean-floor.mjs doing the same durable work
+// with nothing else (see its header), on the same PostgreSQL in the same run. It tells a target out of reach on this
+// machine from one the service merely misses: a CPU target is out of reach when the floor itself costs more than it
+// allows; a ratio target (a row against the bare hot redeem) when the work the row adds, at the floor's price, already
+// takes more than the ratio leaves. Called by run-bench.mjs; nothing here imports src/.
+import { fork } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './support.mjs';
+
+const pad = (s, n) => String(s).padEnd(n);
+const times = (x) => `${x.toFixed(2)}x`;
+/** A row's CPU a request that the service (or the floor) and PostgreSQL take, without the load generator. */
+export const serverCpu = (row) => row.cpu.service + row.cpu.postgres;
+
+/** Starts the floor on `databaseUrl`, seeds its codes and the bench's 1,000 returning shoppers; answers its URL and pid. */
+export async function startFloor(root, databaseUrl, cleanups) {
+  const port = await freePort();
+  const child = fork(path.join(root, 'bench/reference/lean-floor.mjs'), [String(port), databaseUrl], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanups.push(async () => child.kill('SIGKILL'));
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`lean-floor.mjs exited with ${code}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const seeded = await fetch(`${url}/seed`, { method: 'POST', body: JSON.stringify({ codes: ['HOT', 'VALIDATE'], customers: Array.from({ length: 1000 }, (_, i) => `shopper-${i}`) }) });
+  if (seeded.status !== 200) throw new Error(`seeding the floor failed: ${seeded.status}`);
+  return { url, pid: child.pid };
+}
+
+/**
+ * The floor's rows, one per service row (`scenarios`: key -> [name, autocannon options against the floor's URL]),
+ * measured by `load(name, options)` (run-bench's, on the floor's node process and the PostgreSQL both share).
+ */
+export async function floorRows(load, scenarios) {
+  const rows = {};
+  for (const [key, [name, options]] of Object.entries(scenarios)) rows[key] = await load(name, options);
+  return rows;
+}
+
+const measured = (service, floor) => Object.keys(floor).filter((k) => service[k]?.cpu && floor[k]?.cpu && service[k].rps && floor[k].rps);
+
+/**
+ * Issue 36's CPU, ratio and p99 targets judged against the floor, one `{ label, reachable }` each: `service` and `floor`
+ * hold the rows by the same keys (validate, hot, keyed, returning, checkout, newCustomer; the floor's `hotAgain`, its hot
+ * redeem measured again after the others), each `{ name, rps, p99, cpu: { service, web, postgres, load } }` as run-bench
+ * measures them; `bare` is bare node:http's row.
+ */
+export function floorVerdicts(service, floor, bare, connections) {
+  const keys = measured(service, floor);
+  if (!keys.length || !bare?.cpu) return [];
+  const bareCpu = bare.cpu.service;
+  const verdicts = [];
+  for (const [k, goal] of [['hot', 4], ['validate', 1.5]]) {
+    if (!keys.includes(k)) continue;
+    const multiple = serverCpu(floor[k]) / bareCpu;
+    verdicts.push({ label: `${service[k].name}: CPU a request <= ${goal}x bare node:http's: the floor's own ${multiple.toFixed(1)}x (${serverCpu(floor[k])} / ${bareCpu} µs), the service's ${(serverCpu(service[k]) / bareCpu).toFixed(1)}x`, reachable: multiple <= goal });
+  }
+  // A row adds work to the hot redeem. At the floor's price for that work, the best the service's own hot redeem leaves
+  // is hot / (hot + added) in CPU (a costlier hot redeem would only raise it), and in throughput, with the load
+  // generator's own cost a request of each row (it shares the CPUs, and building a request per call costs it more),
+  // (hot + its load) / (hot + added + the row's load): the bench's ratio, at equal use of the CPUs.
+  // The floor's hot redeem, measured first and again last (`hotAgain`): their mean is what the other rows add to.
+  if (keys.includes('hot')) {
+    const base = serverCpu(service.hot);
+    const floorHot = floor.hotAgain?.cpu ? (serverCpu(floor.hot) + serverCpu(floor.hotAgain)) / 2 : serverCpu(floor.hot);
+    for (const [k, goal] of [['keyed', 0.9], ['checkout', 0.8], ['newCustomer', 0.6]]) {
+      if (!keys.includes(k)) continue;
+      const added = Math.max(0, Math.round(serverCpu(floor[k]) - floorHot));
+      const best = base / (base + added);
+      const throughput = (base + service.hot.cpu.load) / (base + added + service[k].cpu.load);
+      verdicts.push({
+        label: `${service[k].name} >= ${goal}x the bare hot redeem: what it adds costs the floor ${added} µs, so at best ${times(throughput)} in throughput (${times(best)} in CPU without the load generator); measured ${times(service[k].rps / service.hot.rps)}, the floor's own ${times(floor[k].rps / floor.hot.rps)}`,
+        reachable: throughput >= goal,
+      });
+    }
+  }
+  const slow = keys.filter((k) => k !== 'validate' && floor[k].p99 >= 20).map((k) => `${floor[k].name.replace(/^floor: /, '')} ${floor[k].p99} ms`);
+  verdicts.push({ label: `p99 < 20 ms at ${connections} connections on every redeem row: the floor's own p99 ${slow.length ? `is 20 ms or more in: ${slow.join(', ')}` : 'is under 20 ms in every row'}`, reachable: slow.length === 0 });
+  return verdicts;
+}
+
+/** Prints each service row against its floor row (see floorVerdicts for the arguments), then the verdicts. */
+export function printFloor(service, floor, bare, connections) {
+  const keys = measured(service, floor);
+  if (!keys.length || !bare?.cpu) return;
+  const bareCpu = bare.cpu.service;
+  console.log(`\nThe floor (bench/reference/lean-floor.mjs: the same durable work, nothing else), CPU a request in µs (node (its main thread) / PostgreSQL; load generator), x bare node:http's ${bareCpu} µs:\n`);
+  console.log(`| ${pad('scenario', 42)} | ${pad('req/s: service, floor', 21)} | ${pad('service CPU', 22)} | ${pad('floor CPU', 22)} | ${pad('service / floor', 15)} | ${pad('x bare: service, floor', 22)} | ${pad('CPUs busy', 10)} | ${pad('p99 ms', 10)} |`);
+  console.log(`|${'-'.repeat(44)}|${'-'.repeat(23)}|${'-'.repeat(24)}|${'-'.repeat(24)}|${'-'.repeat(17)}|${'-'.repeat(24)}|${'-'.repeat(12)}|${'-'.repeat(12)}|`);
+  const cell = (r) => `${r.cpu.service} (${r.cpu.web}) / ${r.cpu.postgres}; ${r.cpu.load}`;
+  const busy = (r) => `${Math.round((r.rps * (serverCpu(r) + r.cpu.load)) / (os.availableParallelism() * 1e4))} %`;
+  for (const k of keys) {
+    const [s, f] = [service[k], floor[k]];
+    console.log(`| ${pad(s.name, 42)} | ${pad(`${s.rps}, ${f.rps}`, 21)} | ${pad(cell(s), 22)} | ${pad(cell(f), 22)} | ${pad(times(serverCpu(s) / serverCpu(f)), 15)} | ${pad(`${(serverCpu(s) / bareCpu).toFixed(1)}x, ${(serverCpu(f) / bareCpu).toFixed(1)}x`, 22)} | ${pad(`${busy(s)}, ${busy(f)}`, 10)} | ${pad(`${s.p99}, ${f.p99}`, 10)} |`);
+  }
+  const again = floor.hotAgain;
+  if (again?.cpu) console.log(`\nThe floor's hot redeem again, after its other rows: ${again.rps} req/s, ${cell(again)}, p99 ${again.p99} ms`);
+  console.log('');
+  for (const { label, reachable } of floorVerdicts(service, floor, bare, connections)) console.log(`${reachable ? 'reachable   ' : 'OUT OF REACH'}  ${label}`);
+}

@@ -1,0 +1,196 @@
+// The floor under the bench's redeem rows (issue 36): the least any service can do for the same durable work, to tell a
+// target out of reach on this machine from one the service merely misses. node:http (no framework), the API key checked
+// once and remembered, the body parsed, the voucher's count and limit held in memory by one writer, and every
+// redemption group-committed as the service's engine does (one batch in flight, one statement a batch): the voucher's
+// counter, the redemption row, its outbox event, and as the request asks the idempotency key with its answer (the
+// body's SHA-256 beside it), a customer looked up by sourceId (once a turn for all requests of the turn) or created in
+// the batch's statement with its customer.created event, and the order's items. Its own tables, with the indexes the
+// service's listings need (redemptions by time, voucher, customer; events by time and undispatched; keys by time;
+// customers by sourceId), on the same PostgreSQL. No validation, rules, budgets, rollups or metrics: a floor, not a peer.
+// Routes: POST /seed {codes, limit?, customers}, POST /validate/:code and POST /redeem/:code ({order, customer?}; an
+// Idempotency-Key header claims a key). Usage: node lean-floor.mjs PORT DATABASE_URL
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import pg from 'pg';
+
+const [port, url] = process.argv.slice(2);
+const pool = new pg.Pool({ connectionString: url, max: 4 });
+
+await pool.query(`
+  CREATE TABLE IF NOT EXISTS lean_vouchers (code text PRIMARY KEY, redemption_limit int, redeemed_count int NOT NULL DEFAULT 0, amount_off int NOT NULL);
+  CREATE TABLE IF NOT EXISTS lean_customers (id uuid PRIMARY KEY, source_id text UNIQUE NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  CREATE TABLE IF NOT EXISTS lean_redemptions (id uuid PRIMARY KEY, code text NOT NULL, amount int NOT NULL, customer_id uuid, order_amount int,
+                                               items jsonb, created_at timestamptz NOT NULL);
+  CREATE INDEX IF NOT EXISTS lean_redemptions_by_created ON lean_redemptions (created_at DESC, id DESC);
+  CREATE INDEX IF NOT EXISTS lean_redemptions_by_voucher ON lean_redemptions (code, created_at DESC, id DESC);
+  CREATE INDEX IF NOT EXISTS lean_redemptions_by_customer ON lean_redemptions (customer_id, created_at DESC, id DESC) WHERE customer_id IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS lean_events (id uuid PRIMARY KEY, type text NOT NULL, payload jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
+                                          dispatched_at timestamptz);
+  CREATE INDEX IF NOT EXISTS lean_events_by_created ON lean_events (created_at DESC, id DESC);
+  CREATE INDEX IF NOT EXISTS lean_events_undispatched ON lean_events (created_at) WHERE dispatched_at IS NULL;
+  CREATE TABLE IF NOT EXISTS lean_keys (key text PRIMARY KEY, request_hash text NOT NULL, response json NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  CREATE INDEX IF NOT EXISTS lean_keys_by_created ON lean_keys USING brin (created_at);
+`);
+
+/** A time-ordered UUID (version 7), as the service's ids: new rows land at the right edge of their indexes. */
+function uuidv7() {
+  const b = randomBytes(16);
+  b.writeUIntBE(Date.now(), 0, 6);
+  b[6] = 0x70 | (b[6] & 0x0f);
+  b[8] = 0x80 | (b[8] & 0x3f);
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+const keysSeen = new Set();
+async function authorized(header) {
+  if (keysSeen.has(header)) return true;
+  const match = /^Bearer service_([A-Za-z0-9]{12})_([A-Za-z0-9]{40})$/.exec(header ?? '');
+  if (!match) return false;
+  const { rows } = await pool.query('SELECT secret_hash FROM api_keys WHERE prefix = $1 AND revoked_at IS NULL', [match[1]]);
+  const ok = rows.length === 1 && timingSafeEqual(rows[0].secret_hash, createHash('sha256').update(match[2]).digest());
+  if (ok) keysSeen.add(header);
+  return ok;
+}
+
+const vouchers = new Map();
+async function voucherOf(code) {
+  if (!vouchers.has(code)) {
+    const { rows } = await pool.query('SELECT redemption_limit, redeemed_count, amount_off FROM lean_vouchers WHERE code = $1', [code]);
+    vouchers.set(code, rows[0] ? { limit: rows[0].redemption_limit, count: rows[0].redeemed_count, amountOff: rows[0].amount_off } : null);
+  }
+  return vouchers.get(code);
+}
+
+// Customers named in one event-loop turn, looked up in one statement.
+let lookups = null;
+function customerIdOf(sourceId) {
+  if (!lookups) {
+    lookups = new Map();
+    setImmediate(async () => {
+      const turn = lookups;
+      lookups = null;
+      try {
+        const { rows } = await pool.query({ name: 'lean-customers', text: 'SELECT id, source_id FROM lean_customers WHERE source_id = ANY($1::text[])', values: [[...turn.keys()]] });
+        const found = new Map(rows.map((r) => [r.source_id, r.id]));
+        for (const [s, waiters] of turn) for (const w of waiters) w.resolve(found.get(s) ?? null);
+      } catch (error) {
+        for (const waiters of turn.values()) for (const w of waiters) w.reject(error);
+      }
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const waiters = lookups.get(sourceId) ?? [];
+    waiters.push({ resolve, reject });
+    lookups.set(sourceId, waiters);
+  });
+}
+
+const COMMIT = `WITH cust AS (
+  INSERT INTO lean_customers (id, source_id) SELECT * FROM unnest($1::uuid[], $2::text[]) RETURNING 1
+), keys AS (
+  INSERT INTO lean_keys (key, request_hash, response) SELECT * FROM unnest($3::text[], $4::text[], $5::json[]) ON CONFLICT DO NOTHING RETURNING 1
+), counted AS (
+  UPDATE lean_vouchers v SET redeemed_count = v.redeemed_count + d.n FROM unnest($6::text[], $7::int[]) AS d(code, n)
+   WHERE v.code = d.code AND (v.redemption_limit IS NULL OR v.redeemed_count + d.n <= v.redemption_limit) RETURNING 1
+), red AS (
+  INSERT INTO lean_redemptions (id, code, amount, customer_id, order_amount, items, created_at)
+  SELECT * FROM unnest($8::uuid[], $9::text[], $10::int[], $11::uuid[], $12::int[], $13::jsonb[], $14::timestamptz[]) RETURNING 1
+), ev AS (
+  INSERT INTO lean_events (id, type, payload) SELECT * FROM unnest($15::uuid[], $16::text[], $17::jsonb[]) RETURNING 1
+)
+SELECT 1 / ((SELECT count(*) FROM counted) = cardinality($6::text[]) AND (SELECT count(*) FROM keys) = cardinality($3::text[])
+            AND (SELECT count(*) FROM red) >= 0 AND (SELECT count(*) FROM ev) >= 0 AND (SELECT count(*) FROM cust) >= 0)::int AS ok`;
+
+// One batch in flight: what arrives meanwhile waits and goes in the next, in one statement.
+let queue = [];
+let inFlight = false;
+function enqueue(entry) {
+  queue.push(entry);
+  if (!inFlight) void commitNext();
+}
+async function commitNext() {
+  if (!queue.length) return;
+  inFlight = true;
+  const batch = queue;
+  queue = [];
+  const cols = Array.from({ length: 17 }, () => []);
+  const uses = new Map();
+  const decided = [];
+  for (const e of batch) {
+    const v = vouchers.get(e.code);
+    const held = uses.get(e.code) ?? 0;
+    if (v.limit !== null && v.count + held + 1 > v.limit) {
+      decided.push([e, 200, { valid: false, code: 'redemption_limit_reached' }]);
+      continue;
+    }
+    uses.set(e.code, held + 1);
+    const id = uuidv7();
+    const amount = Math.min(v.amountOff, e.order.amount);
+    const answer = { id, object: 'redemption', result: 'SUCCESS', voucher: { code: e.code }, amount, order: { amount: e.order.amount, discountAmount: amount, totalAmount: e.order.amount - amount }, customerId: e.customerId };
+    if (e.newCustomer) {
+      cols[0].push(e.customerId), cols[1].push(e.sourceId);
+      cols[14].push(uuidv7()), cols[15].push('customer.created'), cols[16].push(JSON.stringify({ id: e.customerId, sourceId: e.sourceId }));
+    }
+    if (e.key) cols[2].push(e.key), cols[3].push(e.hash), cols[4].push(JSON.stringify(answer));
+    cols[7].push(id), cols[8].push(e.code), cols[9].push(amount), cols[10].push(e.customerId), cols[11].push(e.order.amount);
+    cols[12].push(e.order.items ? JSON.stringify(e.order.items) : null), cols[13].push(new Date());
+    cols[14].push(uuidv7()), cols[15].push('voucher.redeemed'), cols[16].push(JSON.stringify({ redemptionId: id, voucherCode: e.code, amount, customerId: e.customerId }));
+    decided.push([e, 200, answer]);
+  }
+  for (const [code, n] of uses) cols[5].push(code), cols[6].push(n);
+  try {
+    if (uses.size) await pool.query({ name: 'lean-commit', text: COMMIT, values: cols });
+    for (const [code, n] of uses) vouchers.get(code).count += n;
+    for (const [e, status, body] of decided) e.reply(status, body);
+  } catch (error) {
+    vouchers.clear();
+    for (const e of batch) e.reply(503, { code: 'commit_failed', detail: String(error.message) });
+  }
+  inFlight = false;
+  void commitNext();
+}
+
+function reply(res, status, body) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function handle(req, res, raw) {
+  if (req.url === '/seed') {
+    const { codes, limit = null, customers = [] } = JSON.parse(raw);
+    await pool.query(`INSERT INTO lean_vouchers (code, redemption_limit, amount_off) SELECT unnest($1::text[]), $2, 500 ON CONFLICT (code) DO NOTHING`, [codes, limit]);
+    await pool.query(`INSERT INTO lean_customers (id, source_id) SELECT gen_random_uuid(), unnest($1::text[]) ON CONFLICT (source_id) DO NOTHING`, [customers]);
+    return reply(res, 200, { ok: true });
+  }
+  const route = /^\/(validate|redeem)\/([^/?]+)$/.exec(req.url ?? '');
+  if (req.method !== 'POST' || !route) return reply(res, 404, { code: 'not_found' });
+  if (!(await authorized(req.headers.authorization))) return reply(res, 401, { code: 'unauthorized' });
+  const body = JSON.parse(raw);
+  const code = decodeURIComponent(route[2]);
+  const v = await voucherOf(code);
+  if (!v) return reply(res, 404, { code: 'voucher_not_found' });
+  const amount = Math.min(v.amountOff, body.order.amount);
+  if (route[1] === 'validate') {
+    return reply(res, 200, { valid: v.limit === null || v.count < v.limit, code, discount: { type: 'AMOUNT', amountOff: v.amountOff }, order: { amount: body.order.amount, discountAmount: amount, totalAmount: body.order.amount - amount } });
+  }
+  const sourceId = body.customer?.sourceId;
+  let customerId = null;
+  let newCustomer = false;
+  if (sourceId !== undefined) {
+    customerId = await customerIdOf(sourceId);
+    if (customerId === null) (customerId = uuidv7()), (newCustomer = true);
+  }
+  const key = req.headers['idempotency-key'];
+  const hash = key ? createHash('sha256').update(req.url).update(raw).digest('base64url') : undefined;
+  enqueue({ code, order: body.order, customerId, sourceId, newCustomer, key, hash, reply: (status, answer) => reply(res, status, answer) });
+}
+
+createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((error) => reply(res, 400, { code: 'bad_request', detail: String(error.message) }));
+  });
+}).listen(Number(port), '127.0.0.1', () => process.send?.('ready'));

@@ -1,0 +1,104 @@
+// The bench's floor (bench/reference/lean-floor.mjs) does the durable work it stands for, on a real PostgreSQL: every
+// answered redemption is a row with its event, its key and its new customer, committed before the answer, the limit
+// holds under a race, and a stranger's key is refused. And the verdicts the bench prints from it
+// (bench/floor-bench.mjs), on figures worked by hand.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs module of the bench, without types
+import { floorVerdicts } from '../../bench/floor-bench.mjs';
+// @ts-expect-error: a plain .mjs module of the bench, without types
+import { freePort } from '../../bench/support.mjs';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+
+const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
+
+describe('the bench floor', () => {
+  let db: TestDatabase;
+  let floor: ChildProcess;
+  let url: string;
+  const secret = alnum(40);
+  const prefix = alnum(12);
+  const auth = { authorization: `Bearer service_${prefix}_${secret}` };
+  const post = async (p: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}${p}`, { method: 'POST', headers: { ...auth, ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const count = async (sql: string, values: unknown[] = []) => Number((await db.pool.query<{ n: string }>(sql, values)).rows[0]!.n);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const { rows } = await db.pool.query<{ workspace_id: string }>(`INSERT INTO workspaces (name) VALUES ('floor') RETURNING workspace_id`);
+    await db.pool.query(`INSERT INTO api_keys (workspace_id, name, prefix, secret_hash, scopes) VALUES ($1, 'floor', $2, $3, '{}')`, [
+      rows[0]!.workspace_id, prefix, createHash('sha256').update(secret).digest(),
+    ]);
+    const port = (await freePort()) as number;
+    floor = fork(path.resolve('bench/reference/lean-floor.mjs'), [String(port), db.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    await once(floor, 'message');
+    url = `http://127.0.0.1:${port}`;
+    const seeded = await post('/seed', { codes: ['OPEN'], customers: ['known-1'] });
+    expect(seeded.status).toBe(200);
+    expect((await post('/seed', { codes: ['FIVE'], limit: 5 })).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    floor?.kill('SIGKILL');
+    await db?.drop();
+  });
+
+  it('commits each answered redemption with its event, key and new customer before answering', async () => {
+    const order = { amount: 10_000, currency: 'EUR', items: [{ productId: 'p1', quantity: 1, price: 10_000 }] };
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, i) =>
+        post('/redeem/OPEN', { order, ...(i % 3 === 0 ? {} : { customer: { sourceId: i % 3 === 1 ? 'known-1' : `new-${i}` } }) }, i % 2 ? { 'idempotency-key': randomUUID() } : {}),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(120).fill(200));
+    expect(answers.every((a) => a.body.result === 'SUCCESS' && a.body.amount === 500)).toBe(true);
+    const ids = answers.map((a) => a.body.id);
+    expect(await count('SELECT count(*) AS n FROM lean_redemptions WHERE id = ANY($1::uuid[]) AND items IS NOT NULL', [ids])).toBe(120);
+    expect(await count(`SELECT redeemed_count AS n FROM lean_vouchers WHERE code = 'OPEN'`)).toBe(120);
+    expect(await count(`SELECT count(*) AS n FROM lean_events WHERE type = 'voucher.redeemed'`)).toBe(120);
+    expect(await count('SELECT count(*) AS n FROM lean_keys')).toBe(60);
+    // 40 new customers, each created once with its event, and named by its redemption; the known one was not created again.
+    expect(await count(`SELECT count(*) AS n FROM lean_customers WHERE source_id LIKE 'new-%'`)).toBe(40);
+    expect(await count(`SELECT count(*) AS n FROM lean_events WHERE type = 'customer.created'`)).toBe(40);
+    expect(await count(`SELECT count(*) AS n FROM lean_redemptions r JOIN lean_customers c ON c.id = r.customer_id`)).toBe(80);
+    expect(await count(`SELECT count(*) AS n FROM lean_customers WHERE source_id = 'known-1'`)).toBe(1);
+  });
+
+  it('holds a limit under a race and refuses a stranger', async () => {
+    const answers = await Promise.all(Array.from({ length: 40 }, () => post('/redeem/FIVE', { order: { amount: 1_000 } })));
+    expect(answers.filter((a) => a.body.result === 'SUCCESS')).toHaveLength(5);
+    expect(answers.filter((a) => a.body.code === 'redemption_limit_reached')).toHaveLength(35);
+    expect(await count(`SELECT count(*) AS n FROM lean_redemptions WHERE code = 'FIVE'`)).toBe(5);
+    const stranger = await fetch(`${url}/redeem/FIVE`, { method: 'POST', headers: { authorization: `Bearer service_${alnum(12)}_${alnum(40)}` }, body: '{"order":{"amount":1}}' });
+    expect(stranger.status).toBe(401);
+  });
+
+  it('judges a target out of reach only when the floor itself misses it', () => {
+    const row = (name: string, rps: number, p99: number, service: number, postgres: number, load: number) => ({ name, rps, p99, cpu: { service, web: service, postgres, load } });
+    const bare = row('bare', 50_000, 3, 20, 0, 20);
+    const service = {
+      validate: row('validate', 10_000, 8, 60, 0, 20),
+      hot: row('hot', 8_000, 11, 100, 50, 20),
+      keyed: row('keyed', 6_000, 18, 130, 70, 40),
+      newCustomer: row('new', 3_500, 24, 180, 220, 40),
+    };
+    const floor = {
+      validate: row('floor: validate', 20_000, 4, 25, 0, 20), // 1.25x bare: reachable
+      hot: row('floor: hot', 12_000, 9, 40, 30, 20), // 3.5x bare: reachable
+      keyed: row('floor: keyed', 9_000, 12, 50, 40, 40), // adds 20 µs: (150 + 20) / (150 + 20 + 40) = 0.81x < 0.9
+      newCustomer: row('floor: new', 9_000, 25, 45, 45, 40), // adds 20 µs: 170 / 210 = 0.81x >= 0.6; p99 25 ms
+    };
+    const verdicts = floorVerdicts(service, floor, bare, 50) as Array<{ label: string; reachable: boolean }>;
+    expect(verdicts.map((v) => v.reachable)).toEqual([true, true, false, true, false]);
+    expect(verdicts[2]!.label).toContain('adds costs the floor 20 µs, so at best 0.81x in throughput (0.88x in CPU');
+    expect(verdicts[4]!.label).toContain('new 25 ms');
+    // Measured again after the other rows at 90 µs: the rows add to the mean, 80 µs (keyed: 10 µs, 170 / 200 = 0.85x).
+    const again = floorVerdicts(service, { ...floor, hotAgain: row('floor: hot again', 11_000, 9, 50, 40, 20) }, bare, 50) as Array<{ label: string }>;
+    expect(again[2]!.label).toContain('adds costs the floor 10 µs, so at best 0.85x in throughput');
+  });
+});
