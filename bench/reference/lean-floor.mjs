@@ -7,7 +7,8 @@
 // the batch's statement with its customer.created event, and the order's items. Its own tables, with the indexes the
 // service's listings need (redemptions by time, voucher, customer; events by time and undispatched; keys by time;
 // customers by sourceId), on the same PostgreSQL. No validation, rules, budgets, rollups or metrics: a floor, not a peer
-// (a customer created meanwhile under the same sourceId fails its batch with a 503; the bench's new ones are random).
+// (a customer created meanwhile under the same sourceId, or a key sent again, fails its batch with a 503: the bench's
+// new customers and keys are random).
 // Routes: POST /seed {codes, limit?, customers}, POST /validate/:code and POST /redeem/:code ({order, customer?}; an
 // Idempotency-Key header claims a key). Usage: node lean-floor.mjs PORT DATABASE_URL
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
