@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { projectRoot } from '../../src/platform/paths.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { baseEnv, freePort, spawnService } from '../support/processes.js';
+import { baseEnv, freePort, listensOn, spawnService } from '../support/processes.js';
 
 const run = promisify(execFile);
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -52,6 +53,27 @@ describe('the service process on an external PostgreSQL (DATABASE_URL)', () => {
     expect(logs).not.toContain(bootstrap.secret);
     expect(logs).not.toContain(apiKey.split('_')[2]);
     expect(logs.toLowerCase()).not.toContain('bearer');
+  });
+});
+
+describe('waiting for a service to be ready', () => {
+  it('does not take another process answering on its port for the service (a port taken between freePort and bind)', async () => {
+    const db: TestDatabase = await createTestDatabase();
+    cleanups.push(() => db.drop());
+    const port = await freePort();
+    // Another test's service, as it were, on the port first: its /ready answers 200.
+    const other = spawn(process.execPath, ['-e', `require('node:http').createServer((q, r) => r.end('{}')).listen(${port}, '127.0.0.1', () => process.send('up'))`], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    cleanups.push(async () => other.kill('SIGKILL'));
+    await once(other, 'message');
+    expect(listensOn(other.pid!, port)).toBe(true);
+    const sibling = spawn('sleep', ['30'], { stdio: 'ignore' });
+    cleanups.push(async () => sibling.kill('SIGKILL'));
+    expect(listensOn(sibling.pid!, port)).toBe(false);
+    expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
+    const service = spawnService(baseEnv({ DATABASE_URL: db.url, PORT: String(port), WORKER_HEALTH_PORT: String(await freePort()) }), port);
+    cleanups.push(() => service.stop('SIGKILL'));
+    // Not ready on the other's answer: the service cannot bind its port, exits, and says why.
+    await expect(service.waitForReady(60_000)).rejects.toThrow(/service exited[\s\S]*EADDRINUSE/);
   });
 });
 

@@ -1,5 +1,6 @@
 // Real service processes for tests: spawn the built entry points, wait for readiness, stop them with a signal.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '../../src/platform/paths.js';
@@ -13,6 +14,58 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Whether the socket listening on `port` belongs to `pid` or a process below it (Linux's /proc; elsewhere, true).
+ * freePort's port is free only when asked: until the service binds it, another test's service may take it, and its
+ * /ready answers 200 for a service that has not started.
+ */
+export function listensOn(pid: number, port: number): boolean {
+  const inodes = new Set<string>();
+  try {
+    const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/);
+        // local address, remote address, state (0A: LISTEN), ..., inode
+        if (fields[3] === '0A' && fields[1]?.endsWith(hexPort) && fields[9]) inodes.add(fields[9]);
+      }
+    }
+  } catch {
+    return true;
+  }
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [child, parent] of parents) if (!tree.has(child) && tree.has(parent)) (tree.add(child), (grew = true));
+  }
+  for (const member of tree) {
+    let fds: string[] = [];
+    try {
+      fds = readdirSync(`/proc/${member}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${member}/fd/${fd}`));
+        if (socket && inodes.has(socket[1]!)) return true;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return false;
 }
 
 /** Ended, by its own exit or by a signal (a process killed by a signal keeps `exitCode` null: only `signalCode` tells). */
@@ -80,7 +133,8 @@ export function spawnService(env: NodeJS.ProcessEnv, port: number, options: { de
       while (Date.now() < deadline) {
         if (hasExited(child)) throw new Error(`service exited (${child.exitCode ?? child.signalCode}):\n${output}`);
         const status = await fetch(`${baseUrl}/ready`).then((r) => r.status, () => 0);
-        if (status === 200) return;
+        // Ready only when it is this child that answers (see listensOn).
+        if (status === 200 && listensOn(child.pid!, port)) return;
         await new Promise((r) => setTimeout(r, 250));
       }
       throw new Error(`service not ready in ${timeoutMs} ms:\n${output}`);
