@@ -6,7 +6,9 @@
 // rollup and one with INSIGHTS_ROLLUP=false (each process measured on codes whose partition slots it holds itself, so
 // nothing is forwarded), in the order on, off, off, on (BENCH_ROLLUP=0 skips); both then stop. Metrics alike:
 // validate, hot-code and spread redeem, on against METRICS=off (BENCH_METRICS=0 skips). The CPU table (cpu-table.mjs)
-// measures every row in bare node:http's own CPU a request and checks the targets of issue 36.
+// measures every row in bare node:http's own CPU a request and checks the targets of issue 36; the floor
+// (floor-bench.mjs, reference/lean-floor.mjs) runs the validate and redeem rows as the least any service could do
+// them and judges whether each target of issue 36 is within reach on this machine.
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
 import { fork } from 'node:child_process';
