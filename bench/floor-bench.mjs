@@ -3,10 +3,8 @@
 // machine from one the service merely misses: a CPU target is out of reach when the floor itself costs more than it
 // allows; a ratio target (a row against the bare hot redeem) when the work the row adds, at the floor's price, already
 // takes more than the ratio leaves. Called by run-bench.mjs; nothing here imports src/.
-import { fork } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
-import { freePort } from './support.mjs';
+import { freePort, startReference } from './support.mjs';
 
 const pad = (s, n) => String(s).padEnd(n);
 const times = (x) => `${x.toFixed(2)}x`;
@@ -16,12 +14,7 @@ export const serverCpu = (row) => row.cpu.service + row.cpu.postgres;
 /** Starts the floor on `databaseUrl`, seeds its codes and the bench's 1,000 returning shoppers; answers its URL and pid. */
 export async function startFloor(root, databaseUrl, cleanups) {
   const port = await freePort();
-  const child = fork(path.join(root, 'bench/reference/lean-floor.mjs'), [String(port), databaseUrl], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  cleanups.push(async () => child.kill('SIGKILL'));
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`lean-floor.mjs exited with ${code}`)));
-  });
+  const child = await startReference(root, 'lean-floor.mjs', [String(port), databaseUrl], cleanups);
   const url = `http://127.0.0.1:${port}`;
   const seeded = await fetch(`${url}/seed`, { method: 'POST', body: JSON.stringify({ codes: ['HOT', 'VALIDATE'], customers: Array.from({ length: 1000 }, (_, i) => `shopper-${i}`) }) });
   if (seeded.status !== 200) throw new Error(`seeding the floor failed: ${seeded.status}`);

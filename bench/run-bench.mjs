@@ -11,7 +11,6 @@
 // them and judges whether each target of issue 36 is within reach on this machine.
 // Bounded: BENCH_DURATION_S per scenario (default 10), BENCH_CONNECTIONS (50), BENCH_BULK codes (1000000), and a
 // hard limit BENCH_TIMEOUT_S (900). Talks to everything over HTTP on 127.0.0.1; nothing here imports src/.
-import { fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -21,7 +20,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { printCpuTable } from './cpu-table.mjs';
 import { compareSetting, printComparison } from './setting-compare.mjs';
-import { cpuBetween, freePort, runBounded, serviceEnv, startServiceProcess, treeCpu } from './support.mjs';
+import { cpuBetween, freePort, runBounded, serviceEnv, startReference as startSharedReference, startServiceProcess, treeCpu } from './support.mjs';
 import { earningThroughput } from './loyalty-bench.mjs';
 import { BEST_DEAL_RATE, bestDealRows } from './best-deal-bench.mjs';
 import { recordOfferedRate } from './offered-rate.mjs';
@@ -46,14 +45,7 @@ const alnum = (n) => {
   return Array.from(randomBytes(n), (b) => chars[b % chars.length]).join('');
 };
 
-function startReference(script, args) {
-  const child = fork(path.join(root, 'bench/reference', script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  cleanups.push(async () => child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
+const startReference = (script, args) => startSharedReference(root, script, args, cleanups);
 
 // BENCH_ONLY=spread,stack runs only the scenarios whose names contain one of the words (references always run).
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
@@ -229,7 +221,7 @@ async function main() {
   // The same rows against the floor (issue 36), right after the service's, on the same PostgreSQL.
   const floorPicked = !ONLY.length || ONLY.includes('floor');
   const floor = floorPicked ? await startFloor(root, databaseUrl, cleanups) : undefined;
-  const floorRequests = (requests) => requests.map((r) => ({ ...r, path: r.path.replace(/^\/api\/v1\/vouchers\/(\w+)\/(redemption|validate)$/, (_, code, what) => `/${what === 'validate' ? 'validate' : 'redeem'}/${code}`) }));
+  const floorRequests = (requests) => requests.map((r) => ({ ...r, path: r.path.replace(/^\/api\/v1\/vouchers\/(\w+)\/redemption$/, '/redeem/$1') }));
   const floors = floor
     ? await floorRows((name, options) => load(name, options, { node: floor.pid, postgres: service.pid }), {
         validate: ['floor: validate, hot code', { url: `${floor.url}/validate/VALIDATE`, headers: auth, body: orderBody }],

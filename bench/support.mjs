@@ -1,10 +1,20 @@
-// What every bench shares: a free local port, a bounded run whose clean-ups happen however it ends, and the service
-// started as its own process.
-import { spawn } from 'node:child_process';
+// What every bench shares: a free local port, a bounded run whose clean-ups happen however it ends, the service
+// started as its own process, and the reference servers of bench/reference.
+import { fork, spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+
+/** Forks bench/reference/`script` with `args` and answers its child once it says it is ready (killed at clean-up). */
+export function startReference(root, script, args, cleanups) {
+  const child = fork(path.join(root, 'bench/reference', script), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  cleanups.push(async () => child.kill('SIGKILL'));
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
 
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -3,7 +3,7 @@
 // holds under a race, and a stranger's key is refused. And the verdicts the bench prints from it
 // (bench/floor-bench.mjs), on figures worked by hand.
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,17 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floorVerdicts } from '../../bench/floor-bench.mjs';
 // @ts-expect-error: a plain .mjs module of the bench, without types
 import { freePort } from '../../bench/support.mjs';
+import { generateApiKey, hashSecret } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-
-const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[b % 62]).join('');
 
 describe('the bench floor', () => {
   let db: TestDatabase;
   let floor: ChildProcess;
   let url: string;
-  const secret = alnum(40);
-  const prefix = alnum(12);
-  const auth = { authorization: `Bearer service_${prefix}_${secret}` };
+  const apiKey = generateApiKey();
+  const auth = { authorization: `Bearer ${apiKey.key}` };
   const post = async (p: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${url}${p}`, { method: 'POST', headers: { ...auth, ...headers }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -32,7 +30,7 @@ describe('the bench floor', () => {
     db = await createTestDatabase();
     const { rows } = await db.pool.query<{ workspace_id: string }>(`INSERT INTO workspaces (name) VALUES ('floor') RETURNING workspace_id`);
     await db.pool.query(`INSERT INTO api_keys (workspace_id, name, prefix, secret_hash, scopes) VALUES ($1, 'floor', $2, $3, '{}')`, [
-      rows[0]!.workspace_id, prefix, createHash('sha256').update(secret).digest(),
+      rows[0]!.workspace_id, apiKey.prefix, hashSecret(apiKey.secret),
     ]);
     const port = (await freePort()) as number;
     floor = fork(path.resolve('bench/reference/lean-floor.mjs'), [String(port), db.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -74,7 +72,7 @@ describe('the bench floor', () => {
     expect(answers.filter((a) => a.body.result === 'SUCCESS')).toHaveLength(5);
     expect(answers.filter((a) => a.body.code === 'redemption_limit_reached')).toHaveLength(35);
     expect(await count(`SELECT count(*) AS n FROM lean_redemptions WHERE code = 'FIVE'`)).toBe(5);
-    const stranger = await fetch(`${url}/redeem/FIVE`, { method: 'POST', headers: { authorization: `Bearer service_${alnum(12)}_${alnum(40)}` }, body: '{"order":{"amount":1}}' });
+    const stranger = await fetch(`${url}/redeem/FIVE`, { method: 'POST', headers: { authorization: `Bearer ${generateApiKey().key}` }, body: '{"order":{"amount":1}}' });
     expect(stranger.status).toBe(401);
   });
 

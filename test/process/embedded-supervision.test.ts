@@ -1,7 +1,6 @@
 // The web process supervises the embedded PostgreSQL it started (restart after a crash, exit when it cannot), and the
 // whole process group stops within seconds when a terminal or a container runtime signals all of it at once.
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { retryingUnavailable } from '../support/api-client.js';
-import { baseEnv, freePort, isAlive, spawnService, type ServiceProcess } from '../support/processes.js';
+import { baseEnv, freePort, isAlive, processTree, spawnService, type ServiceProcess } from '../support/processes.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
@@ -22,22 +21,6 @@ function postmaster(dataDir: string): { pid: number; port: number } {
   return { pid: Number(lines[0]), port: Number(lines[3]) };
 }
 
-
-/** Every process below `root` (the worker, the postmaster and the postmaster's own children). */
-function descendantsOf(root: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const line of execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).trim().split('\n')) {
-    const [pid, ppid] = line.trim().split(/\s+/).map(Number) as [number, number];
-    parents.set(ppid, [...(parents.get(ppid) ?? []), pid]);
-  }
-  const found: number[] = [];
-  for (let queue = [root]; queue.length; ) {
-    const children = parents.get(queue.shift()!) ?? [];
-    found.push(...children);
-    queue.push(...children);
-  }
-  return found;
-}
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -58,7 +41,7 @@ async function startEmbeddedService(options: { detached?: boolean } = {}) {
   const service = spawnService(env, port, options);
   const seen = new Set<number>();
   cleanups.push(async () => {
-    for (const pid of descendantsOf(service.child.pid!)) seen.add(pid);
+    for (const pid of processTree(service.child.pid!)) seen.add(pid);
     await service.stop('SIGKILL');
     // Immediate shutdown of a postmaster still running takes its children with it.
     const server = (() => {
@@ -75,7 +58,7 @@ async function startEmbeddedService(options: { detached?: boolean } = {}) {
     await rm(dataDir, { recursive: true, force: true });
   });
   await service.waitForReady(90_000);
-  for (const pid of descendantsOf(service.child.pid!)) seen.add(pid);
+  for (const pid of processTree(service.child.pid!)) seen.add(pid);
   return { service, dataDir, apiKey: bootstrap.key };
 }
 
@@ -145,7 +128,7 @@ describe('the supervised embedded PostgreSQL', () => {
   it('exits non-zero with a clear message when the postmaster cannot be restarted', async () => {
     const { service, dataDir } = await startEmbeddedService();
     const killed = postmaster(dataDir);
-    const started = descendantsOf(service.child.pid!);
+    const started = processTree(service.child.pid!);
 
     // A data directory PostgreSQL refuses to use (group and others may write) makes every restart fail.
     await chmod(path.join(dataDir, 'pg'), 0o777);
@@ -167,7 +150,7 @@ describe('the supervised embedded PostgreSQL', () => {
 describe('stopping the whole process group', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('stops web, worker and PostgreSQL within 6 s when %s reaches every process at once, under load', async (signal) => {
     const { service, dataDir, apiKey } = await startEmbeddedService({ detached: true });
-    const processes = [service.child.pid!, ...descendantsOf(service.child.pid!)];
+    const processes = processTree(service.child.pid!);
     expect(processes).toContain(postmaster(dataDir).pid);
     expect(processes.length).toBeGreaterThanOrEqual(4);
 

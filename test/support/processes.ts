@@ -35,21 +35,7 @@ export function listensOn(pid: number, port: number): boolean {
   } catch {
     return true;
   }
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      parents.set(Number(entry), Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = new Set([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [child, parent] of parents) if (!tree.has(child) && tree.has(parent)) (tree.add(child), (grew = true));
-  }
-  for (const member of tree) {
+  for (const member of processTree(pid)) {
     let fds: string[] = [];
     try {
       fds = readdirSync(`/proc/${member}/fd`);
