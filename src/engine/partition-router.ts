@@ -148,6 +148,7 @@ export class PartitionRouter {
   private leases!: PartitionLeases;
   private link!: LinkClient;
   private failoverMs = 0;
+  private renewalGraceMs = 0;
 
   constructor(settings: Omit<PartitionSettings, 'partition'>, count: number, private readonly log: Logger) {
     this.threads = Array.from({ length: count }, (_, partition) => new PartitionThread({ ...settings, partition }, log));
@@ -159,6 +160,7 @@ export class PartitionRouter {
     this.link = link;
     // A call waits for a slot's next owner at most this long: the dead owner's lease to expire, a tick to take it.
     this.failoverMs = leaseMs * 2 + 2_000;
+    this.renewalGraceMs = leaseMs;
   }
 
   get count(): number {
@@ -270,6 +272,7 @@ export class PartitionRouter {
    */
   async call<T>(slot: number, call: PartitionCall): Promise<T> {
     const deadline = performance.now() + this.failoverMs;
+    let renewalDeadline: number | undefined;
     for (;;) {
       const token = this.leases.tokenOf(slot);
       try {
@@ -281,6 +284,14 @@ export class PartitionRouter {
         if (!moved) throw error;
       }
       if (this.leases.lapsed(slot)) {
+        // A renewal under way may only be slow (a database slowed by load): wait for the ticks, at most one lease time,
+        // before refusing, rather than answer 503 for a lease that a moment later proves renewed.
+        renewalDeadline ??= Math.min(deadline, performance.now() + this.renewalGraceMs);
+        const left = renewalDeadline - performance.now();
+        if (left > 0) {
+          await this.leases.nextTick(left);
+          continue;
+        }
         throw new ProblemError('service_unavailable', 'this process cannot renew its partition leases (is the database reachable?); retry', { headers: { 'Retry-After': '1' } });
       }
       if (performance.now() > deadline) {

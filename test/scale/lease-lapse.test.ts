@@ -1,5 +1,7 @@
-// A web process that cannot renew its partition leases stops deciding for its slots at once: its calls answer 503
-// naming the leases, with Retry-After, instead of waiting out the failover time for an owner that is itself. The
+// A web process that cannot renew its partition leases stops deciding for its slots: once one lease time has passed
+// without the renewal landing (lease-slow-renewal.test.ts: a renewal that lands in that time lets the call go on), its
+// calls answer 503 naming the leases, with Retry-After, instead of waiting out the failover time for an owner that is
+// itself. The
 // renewals are stalled for real: the test holds the lease table locked in a transaction of its own, while the rest of
 // the database (API keys, vouchers) answers. (With PostgreSQL wholly unreachable the request is refused earlier, as
 // "the database is unreachable": the API-key cache drops what it verified once its change listener is cut.) The 503

@@ -34,6 +34,8 @@ export class PartitionLeases {
   private renewedAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> = Promise.resolve();
+  /** Told when the tick in flight (or, between ticks, the next one) ends, renewed or not. */
+  private tickWaiters: Array<() => void> = [];
   private stopped = false;
   members = 1;
   private share = SLOTS;
@@ -76,11 +78,28 @@ export class PartitionLeases {
   }
 
   /**
-   * This process holds the slot by the last reading but could not renew in time (the database unreachable): callers
-   * are answered 503 at once rather than wait for an owner that is this very process.
+   * This process holds the slot by the last reading but could not renew in time (the database slow or unreachable):
+   * callers wait for the ticks at most one lease time, then are answered 503 rather than wait for an owner that is this
+   * very process.
    */
   lapsed(slot: number): boolean {
     return this.owned.has(slot) && this.tokenOf(slot) === undefined;
+  }
+
+  /**
+   * Resolves once the tick in flight, or the next one, has ended (renewed or failed), or after `withinMs`, or at once
+   * when stopped. A renewal that was slow (a database slowed by load) thus lets a call go on instead of refusing it.
+   */
+  nextTick(withinMs: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, withinMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.tickWaiters.push(done);
+    });
   }
 
   /** Reads every slot's owner again (at most once per 50 ms however many callers ask). */
@@ -138,6 +157,10 @@ export class PartitionLeases {
       this.mapReadAt = performance.now();
     } catch (error) {
       log.warn({ err: (error as Error).message }, 'partition lease tick failed');
+    } finally {
+      const waiters = this.tickWaiters;
+      this.tickWaiters = [];
+      for (const done of waiters) done();
     }
   }
 
@@ -145,6 +168,7 @@ export class PartitionLeases {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    for (const done of this.tickWaiters.splice(0)) done();
     await this.ticking.catch(() => undefined);
     const slots = [...this.owned.keys()];
     this.owned.clear();
