@@ -6,7 +6,7 @@
 // body's SHA-256 beside it), a customer looked up by sourceId (once a turn for all requests of the turn) or created in
 // the batch's statement with its customer.created event, and the order's items. Its own tables, with the indexes the
 // service's listings need (redemptions by time, voucher, customer; events by time and undispatched; keys by time;
-// customers by sourceId), on the same PostgreSQL. No validation, rules, budgets, rollups or metrics: a floor, not a peer
+// customers by sourceId, by time and by email), on the same PostgreSQL. No validation, rules, budgets, rollups or metrics: a floor, not a peer
 // (a customer created meanwhile under the same sourceId, or a key sent again, fails its batch with a 503: the bench's
 // new customers and keys are random).
 // Routes: POST /seed {codes, limit?, customers}, POST /validate/:code and POST /redeem/:code ({order, customer?}; an
@@ -20,7 +20,9 @@ const pool = new pg.Pool({ connectionString: url, max: 4 });
 
 await pool.query(`
   CREATE TABLE IF NOT EXISTS lean_vouchers (code text PRIMARY KEY, redemption_limit int, redeemed_count int NOT NULL DEFAULT 0, amount_off int NOT NULL);
-  CREATE TABLE IF NOT EXISTS lean_customers (id uuid PRIMARY KEY, source_id text UNIQUE NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  CREATE TABLE IF NOT EXISTS lean_customers (id uuid PRIMARY KEY, source_id text UNIQUE NOT NULL, email text, created_at timestamptz NOT NULL DEFAULT now());
+  CREATE INDEX IF NOT EXISTS lean_customers_by_created ON lean_customers (created_at DESC, id DESC);
+  CREATE INDEX IF NOT EXISTS lean_customers_by_email ON lean_customers (lower(email));
   CREATE TABLE IF NOT EXISTS lean_redemptions (id uuid PRIMARY KEY, code text NOT NULL, amount int NOT NULL, customer_id uuid, order_amount int,
                                                items jsonb, created_at timestamptz NOT NULL);
   CREATE INDEX IF NOT EXISTS lean_redemptions_by_created ON lean_redemptions (created_at DESC, id DESC);
