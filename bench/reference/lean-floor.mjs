@@ -16,7 +16,26 @@ import { createServer } from 'node:http';
 import pg from 'pg';
 
 const [port, url] = process.argv.slice(2);
-const pool = new pg.Pool({ connectionString: url, max: 4 });
+// Its four connections are opened before it answers and kept (no idle timeout): none is opened during a run, where a
+// PostgreSQL shared with other work may be at its max_connections for a moment ("too many clients").
+const CONNECTIONS = 4;
+const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS, idleTimeoutMillis: 0 });
+async function openConnections() {
+  const opened = [];
+  try {
+    for (let attempt = 0; opened.length < CONNECTIONS; attempt++) {
+      try {
+        opened.push(await pool.connect());
+      } catch (error) {
+        if (attempt >= 50) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } finally {
+    for (const client of opened) client.release();
+  }
+}
+await openConnections();
 
 await pool.query(`
   CREATE TABLE IF NOT EXISTS lean_vouchers (code text PRIMARY KEY, redemption_limit int, redeemed_count int NOT NULL DEFAULT 0, amount_off int NOT NULL);
@@ -57,13 +76,37 @@ async function authorized(header) {
   return ok;
 }
 
+// A voucher's state, read once: requests racing for a voucher not yet held share one read, and a read never replaces
+// a state already held (its count may have moved on since the read began: a limit would then be passed in memory and
+// the batch refused by the statement's guard).
 const vouchers = new Map();
-async function voucherOf(code) {
-  if (!vouchers.has(code)) {
-    const { rows } = await pool.query('SELECT redemption_limit, redeemed_count, amount_off FROM lean_vouchers WHERE code = $1', [code]);
-    vouchers.set(code, rows[0] ? { limit: rows[0].redemption_limit, count: rows[0].redeemed_count, amountOff: rows[0].amount_off } : null);
+const reading = new Map();
+let readsSince = 0; // moves when the states are dropped (a failed batch): a read begun before is not kept
+function voucherOf(code) {
+  if (vouchers.has(code)) return vouchers.get(code);
+  let read = reading.get(code);
+  if (!read) {
+    const since = readsSince;
+    read = pool
+      .query('SELECT redemption_limit, redeemed_count, amount_off FROM lean_vouchers WHERE code = $1', [code])
+      .then(({ rows }) => {
+        const state = rows[0] ? { limit: rows[0].redemption_limit, count: rows[0].redeemed_count, amountOff: rows[0].amount_off } : null;
+        if (since !== readsSince) return voucherOf(code);
+        if (!vouchers.has(code)) vouchers.set(code, state);
+        return vouchers.get(code);
+      })
+      .finally(() => {
+        if (reading.get(code) === read) reading.delete(code);
+      });
+    reading.set(code, read);
   }
-  return vouchers.get(code);
+  return read;
+}
+
+function dropVoucherStates() {
+  vouchers.clear();
+  reading.clear();
+  readsSince += 1;
 }
 
 // Customers named in one event-loop turn, looked up in one statement.
@@ -123,6 +166,11 @@ async function commitNext() {
   const decided = [];
   for (const e of batch) {
     const v = vouchers.get(e.code);
+    if (!v) {
+      // Its state was dropped after it was read (a failed batch): nothing is decided on it.
+      decided.push([e, 503, { code: 'commit_failed', detail: 'the voucher state was dropped after a failed batch; retry' }]);
+      continue;
+    }
     const held = uses.get(e.code) ?? 0;
     if (v.limit !== null && v.count + held + 1 > v.limit) {
       decided.push([e, 200, { valid: false, code: 'redemption_limit_reached' }]);
@@ -148,7 +196,7 @@ async function commitNext() {
     for (const [code, n] of uses) vouchers.get(code).count += n;
     for (const [e, status, body] of decided) e.reply(status, body);
   } catch (error) {
-    vouchers.clear();
+    dropVoucherStates();
     for (const e of batch) e.reply(503, { code: 'commit_failed', detail: String(error.message) });
   }
   inFlight = false;

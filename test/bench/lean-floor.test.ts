@@ -68,9 +68,13 @@ describe('the bench floor', () => {
   });
 
   it('holds a limit under a race and refuses a stranger', async () => {
-    const answers = await Promise.all(Array.from({ length: 40 }, () => post('/redeem/FIVE', { order: { amount: 1_000 } })));
+    // Racing for a voucher it does not hold yet: every answer a success or a refusal, whatever the order its reads and
+    // commits end in (a read begun before a commit and kept after it would put the count back, and the next batch would
+    // fail its guard with a 503). Any other answer is printed.
+    const answers = await Promise.all(Array.from({ length: 100 }, () => post('/redeem/FIVE', { order: { amount: 1_000 } })));
+    const others = answers.filter((a) => a.body.result !== 'SUCCESS' && a.body.code !== 'redemption_limit_reached');
+    expect(others, JSON.stringify(others.slice(0, 3))).toEqual([]);
     expect(answers.filter((a) => a.body.result === 'SUCCESS')).toHaveLength(5);
-    expect(answers.filter((a) => a.body.code === 'redemption_limit_reached')).toHaveLength(35);
     expect(await count(`SELECT count(*) AS n FROM lean_redemptions WHERE code = 'FIVE'`)).toBe(5);
     const stranger = await fetch(`${url}/redeem/FIVE`, { method: 'POST', headers: { authorization: `Bearer ${generateApiKey().key}` }, body: '{"order":{"amount":1}}' });
     expect(stranger.status).toBe(401);
