@@ -288,10 +288,7 @@ export class PartitionRouter {
         // before refusing, rather than answer 503 for a lease that a moment later proves renewed.
         renewalDeadline ??= Math.min(deadline, performance.now() + this.renewalGraceMs);
         const left = renewalDeadline - performance.now();
-        if (left > 0) {
-          await this.leases.nextTick(left);
-          continue;
-        }
+        if (left > 0 && (await this.leases.nextTick(left))) continue;
         throw new ProblemError('service_unavailable', 'this process cannot renew its partition leases (is the database reachable?); retry', { headers: { 'Retry-After': '1' } });
       }
       if (performance.now() > deadline) {

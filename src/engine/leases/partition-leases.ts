@@ -87,16 +87,17 @@ export class PartitionLeases {
   }
 
   /**
-   * Resolves once the tick in flight, or the next one, has ended (renewed or failed), or after `withinMs`, or at once
-   * when stopped. A renewal that was slow (a database slowed by load) thus lets a call go on instead of refusing it.
+   * Resolves true once the tick in flight, or the next one, has ended (renewed or failed), or after `withinMs`; false at
+   * once when stopped (no tick will come). A renewal that was slow (a database slowed by load) thus lets a call go on
+   * instead of refusing it.
    */
-  nextTick(withinMs: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+  nextTick(withinMs: number): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
     return new Promise((resolve) => {
       const timer = setTimeout(done, withinMs);
       function done() {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       }
       this.tickWaiters.push(done);
     });
