@@ -1,5 +1,5 @@
 // A web process that cannot renew its partition leases stops deciding for its slots: once one lease time has passed
-// without the renewal landing (lease-slow-renewal.test.ts: a renewal that lands in that time lets the call go on), its
+// without the renewal landing (lease-renewal.test.ts: a renewal that lands in that time lets the call go on), its
 // calls answer 503 naming the leases, with Retry-After, instead of waiting out the failover time for an owner that is
 // itself. The
 // renewals are stalled for real: the test holds the lease table locked in a transaction of its own, while the rest of
