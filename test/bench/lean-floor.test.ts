@@ -2,21 +2,19 @@
 // answered redemption is a row with its event, its key and its new customer, committed before the answer, the limit
 // holds under a race, and a stranger's key is refused. And the verdicts the bench prints from it
 // (bench/floor-bench.mjs), on figures worked by hand.
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module of the bench, without types
 import { floorVerdicts } from '../../bench/floor-bench.mjs';
 // @ts-expect-error: a plain .mjs module of the bench, without types
-import { freePort } from '../../bench/support.mjs';
+import { freePort, startReference } from '../../bench/support.mjs';
+import { projectRoot } from '../../src/platform/paths.js';
 import { generateApiKey, hashSecret } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 describe('the bench floor', () => {
   let db: TestDatabase;
-  let floor: ChildProcess;
+  const cleanups: Array<() => Promise<unknown>> = [];
   let url: string;
   const apiKey = generateApiKey();
   const auth = { authorization: `Bearer ${apiKey.key}` };
@@ -33,8 +31,7 @@ describe('the bench floor', () => {
       rows[0]!.workspace_id, apiKey.prefix, hashSecret(apiKey.secret),
     ]);
     const port = (await freePort()) as number;
-    floor = fork(path.resolve('bench/reference/lean-floor.mjs'), [String(port), db.url], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    await once(floor, 'message');
+    await startReference(projectRoot, 'lean-floor.mjs', [String(port), db.url], cleanups);
     url = `http://127.0.0.1:${port}`;
     const seeded = await post('/seed', { codes: ['OPEN'], customers: ['known-1'] });
     expect(seeded.status).toBe(200);
@@ -42,7 +39,7 @@ describe('the bench floor', () => {
   });
 
   afterAll(async () => {
-    floor?.kill('SIGKILL');
+    for (const cleanup of cleanups) await cleanup();
     await db?.drop();
   });
 
