@@ -41,11 +41,12 @@ export async function startBackgroundJobs(options: {
 }): Promise<BackgroundJobs> {
   const { pool, log, webhooks } = options;
   const expiry = attemptExpirySeconds(webhooks.timeoutMs);
-  const boss = await startJobQueue(pool, log, {
+  const queue = await startJobQueue(pool, log, {
     queues: [webhookDeliveryQueue(webhooks)],
     // Often enough that an attempt orphaned by a killed worker runs again soon after its expiry.
     maintenanceIntervalSeconds: Math.min(60, Math.max(1, Math.ceil(expiry / 2))),
   });
+  const { boss } = queue;
   const scheduler = createJobScheduler(boss, log.child({ component: 'scheduled-jobs' }));
   await startIdempotencyKeyPruning(scheduler, pool, log.child({ component: 'idempotency-keys' }));
   await startAuditRetention(scheduler, {
@@ -80,7 +81,7 @@ export async function startBackgroundJobs(options: {
       await referrals.stop();
       await loyalty.stop();
       await delivery.stop();
-      await boss.stop({ graceful: false, close: false });
+      await queue.stop();
     },
   };
 }

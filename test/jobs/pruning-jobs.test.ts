@@ -2,14 +2,13 @@
 // and events past EVENT_RETENTION with their webhook deliveries are deleted soon after boot and by every job the
 // schedule sends, in bounded batches; recent ones stay, and so do events the outbox still owes.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_RETENTION_QUEUE, pruneExpiredAuditEntries } from '../../src/domains/audit/index.js';
 import { IDEMPOTENCY_KEY_PRUNING_QUEUE } from '../../src/domains/redemptions/idempotency-key.jobs.js';
 import { EVENT_RETENTION_QUEUE, pruneExpiredEvents } from '../../src/domains/webhooks/index.js';
 import { createWorkspace } from '../../src/domains/workspaces/index.js';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs/background-jobs.js';
-import { startJobQueue } from '../../src/jobs/job-queue.js';
+import { startJobQueue, type JobQueue } from '../../src/jobs/job-queue.js';
 import { createPool, type Pool, type Sql } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { seedAuditEntry } from '../support/audit-entries.js';
@@ -24,7 +23,7 @@ const ago = (ms: number) => new Date(Date.now() - ms);
 let db: TestDatabase;
 let workerPool: Pool;
 let jobs: BackgroundJobs | undefined;
-let sender: PgBoss | undefined;
+let sender: JobQueue | undefined;
 let workspaceId: string;
 
 beforeAll(async () => {
@@ -33,7 +32,7 @@ beforeAll(async () => {
   workspaceId = (await createWorkspace(db.pool, 'pruning')).id;
 });
 afterAll(async () => {
-  await sender?.stop({ graceful: false, close: false });
+  await sender?.stop();
   await jobs?.stop();
   await workerPool?.end();
   await db?.drop();
@@ -128,8 +127,8 @@ describe('scheduled pruning in the worker', () => {
     const expiredKey = await insertIdempotencyKey(ago(30 * DAY));
 
     sender = await startJobQueue(db.pool, log, { queues: [], maintenanceIntervalSeconds: 60 });
-    expect(await sender.send(AUDIT_RETENTION_QUEUE, {})).toEqual(expect.any(String));
-    expect(await sender.send(IDEMPOTENCY_KEY_PRUNING_QUEUE, {})).toEqual(expect.any(String));
+    expect(await sender.boss.send(AUDIT_RETENTION_QUEUE, {})).toEqual(expect.any(String));
+    expect(await sender.boss.send(IDEMPOTENCY_KEY_PRUNING_QUEUE, {})).toEqual(expect.any(String));
 
     await until(async () => {
       const { rows: due } = await db.pool.query<{ n: number }>(
@@ -146,7 +145,7 @@ describe('scheduled pruning in the worker', () => {
 describe('audit retention', () => {
   it('deletes in statements of at most 5,000 rows until none is left', async () => {
     // Counted alone: a scheduled run of the worker must not share the work.
-    await sender?.stop({ graceful: false, close: false });
+    await sender?.stop();
     await jobs?.stop();
     sender = jobs = undefined;
     await db.pool.query(

@@ -1,5 +1,6 @@
 // The worker's guard for rejections no one awaited, in a real child process: a lost connection (what pg-boss's
-// un-awaited job completion meets when its connection is cut) is logged and the process runs on; anything else ends it.
+// un-awaited job completion meets when its connection is cut) and a call refused after the job queue's stop began are
+// logged and the process runs on; anything else ends it.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ const guard = path.resolve('dist/src/jobs/unhandled-rejections.js');
 function run(rejection: string): Promise<{ code: number | null; output: string; alive: boolean }> {
   const script = `
     import { survivesLostConnections } from ${JSON.stringify(guard)};
+    import { JobQueueStoppedError } from ${JSON.stringify(path.resolve('dist/src/jobs/job-queue.js'))};
     import { createLogger } from ${JSON.stringify(path.resolve('dist/src/platform/logger.js'))};
     survivesLostConnections(createLogger('info'));
     Promise.reject(${rejection});
@@ -28,6 +30,12 @@ describe('a rejection no one awaited, in a worker process', () => {
     expect(terminated.output).toContain('lost its connection with no one awaiting it');
     const dropped = await run(`new Error('Connection terminated unexpectedly')`);
     expect(dropped, dropped.output).toMatchObject({ code: 0, alive: true });
+  });
+
+  it('runs on after a job queue call refused because its stop began (a completion pg-boss did not await)', async () => {
+    const refused = await run(`new JobQueueStoppedError()`);
+    expect(refused, refused.output).toMatchObject({ code: 0, alive: true });
+    expect(refused.output).toContain('came after its stop');
   });
 
   it('ends on anything else', async () => {
