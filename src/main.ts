@@ -19,7 +19,7 @@ const WORKER_ENTRY = fileURLToPath(new URL('../workers/background.js', import.me
 /** The whole stop ends within this, drain included: a database going away with us must not hold the process. */
 const STOP_LIMIT_MS = 5_000;
 const DRAIN_MS = 3_000;
-/** How long a stop waits for a start in progress to finish before it stops what is up. */
+/** How long a cluster's primary waits for its start in progress to finish before it stops what is up. */
 const START_GRACE_MS = 1_500;
 /** A background worker that exited (say, its start met a lost connection) is started again after this. */
 const WORKER_RESTART_MS = 1_000;
@@ -31,6 +31,9 @@ const log = createLogger(config.logLevel).child(clusterWorker ? { web: cluster.w
 /** What is up so far: a stop (signal, or the embedded database lost for good) may come at any point of the start. */
 const running: { database?: OpenDatabase; service?: WebService; worker?: ChildProcess; web?: Map<number, ClusterWorker>; tracing?: Tracing | undefined } = {};
 let stopping = false;
+/** Aborted by a stop: a web process's start then stops what it has started (its partition leases given up) and rejects. */
+const startAbort = new AbortController();
+const isPrimary = cluster.isPrimary && config.webProcesses > 1;
 
 /** An embedded PostgreSQL that is gone for good stops the service: a process manager can then start it again. */
 const supervision = {
@@ -87,12 +90,15 @@ function startBackgroundWorker(databaseUrl: string, delayMs = WORKER_RESTART_MS)
 }
 
 async function start() {
+  const { signal } = startAbort;
   const { database, settings, cursors } = await compose(config, log, 'web', { supervision });
   running.database = database;
+  signal.throwIfAborted();
   // A cluster's web process finds the database prepared by its primary.
   if (!clusterWorker) {
     const prepared = await prepareDatabase(database.pool, config, log, settings);
     if (!prepared.hasApiKeys) process.stdout.write(FIRST_KEY_HINT);
+    signal.throwIfAborted();
   }
   running.tracing = await startTracing(config.tracing);
   const registry = config.metrics.enabled ? createProcessRegistry(packageVersion) : undefined;
@@ -122,6 +128,7 @@ async function start() {
     workerCheck: config.startWorker,
     metrics: registry && { registry, token: config.metrics.token, ...(clusterWorker ? { exposition: clusterExposition(registry) } : {}) },
     traced: running.tracing !== undefined,
+    signal,
   });
   if (clusterWorker) return;
   log.info({ port: config.port, host: config.host, version: packageVersion, embeddedDatabase: database.embedded }, 'listening');
@@ -137,13 +144,17 @@ async function stop(cause: string, exitCode: number): Promise<void> {
   stopping = true;
   running.database?.expectStop();
   log.info({ cause }, 'stopping');
+  const stopBy = Date.now() + STOP_LIMIT_MS;
   setTimeout(() => {
     log.warn({ limitMs: STOP_LIMIT_MS }, 'stop did not finish in time; exiting without waiting further');
     process.exit(exitCode || 1);
   }, STOP_LIMIT_MS).unref();
-  // A stop in the middle of the start lets it finish first (bounded), so that what it started (the engine and its
-  // partition leases) is stopped properly rather than left to expire.
-  await Promise.race([starting.catch(() => undefined), new Promise((r) => setTimeout(r, START_GRACE_MS).unref())]);
+  // A stop in the middle of the start: a web process's start is aborted and stops what it has started (the engine gives
+  // its partition leases up), waited for up to a second short of the stop's limit; a primary's start is waited for
+  // (bounded), so that what it started is stopped properly rather than left to expire.
+  startAbort.abort(new Error('stopped during the start'));
+  const startWaitMs = isPrimary ? START_GRACE_MS : Math.max(0, stopBy - Date.now() - 1_000);
+  await Promise.race([starting.catch(() => undefined), new Promise((r) => setTimeout(r, startWaitMs).unref())]);
   const { database, service, worker, web } = running;
   database?.expectStop();
   const workerExited = worker && worker.exitCode === null && worker.signalCode === null ? new Promise((r) => worker.once('exit', r)) : undefined;
@@ -151,7 +162,7 @@ async function stop(cause: string, exitCode: number): Promise<void> {
   // A cluster's web processes stop first (each drains and gives its leases up), then the database they use.
   const webExited = [...(web?.values() ?? [])].map((w) => new Promise((r) => (w.isDead() ? r(null) : w.once('exit', r))));
   for (const w of web?.values() ?? []) w.process.kill('SIGTERM');
-  await service?.close({ drainMs: DRAIN_MS });
+  await service?.close({ drainMs: Math.max(0, Math.min(DRAIN_MS, stopBy - Date.now() - 1_000)) });
   await running.tracing?.shutdown().catch(() => undefined);
   await Promise.all([workerExited, ...webExited]);
   await database?.close();
@@ -165,7 +176,7 @@ process.on('SIGTERM', () => void stop('SIGTERM', 0));
 // A web process whose primary is gone (killed) stops too: nothing would restart it, and its port is the primary's.
 if (clusterWorker) process.on('disconnect', () => void stop('cluster primary gone', 1));
 
-const starting = cluster.isPrimary && config.webProcesses > 1 ? startPrimary() : start();
+const starting = isPrimary ? startPrimary() : start();
 starting.catch((error: unknown) => {
   if (stopping) return;
   log.fatal({ err: error }, 'failed to start');

@@ -41,7 +41,12 @@ export interface WebServiceOptions {
   cursors: CursorCodec;
   /** What handlers read of the configuration (composition.ts: serviceSettingsFrom, or defaults in a test). */
   settings: ServiceSettings;
-  engine: Omit<EngineOptions, 'databaseUrl' | 'db' | 'log' | 'calendar'>;
+  engine: Omit<EngineOptions, 'databaseUrl' | 'db' | 'log' | 'calendar' | 'signal'>;
+  /**
+   * A stop that comes during the start (main.ts): the start stops what it has started (the engine gives its partition
+   * leases up) and rejects with the signal's reason, instead of leaving leases to expire.
+   */
+  signal?: AbortSignal | undefined;
   maxBodyBytes: number;
   /** Serve the hot routes through the lean dispatcher too (default), or all through express. */
   hotPath: boolean;
@@ -85,9 +90,9 @@ export interface WebService {
 }
 
 /** Waits (bounded) for the listeners to be in force, so the key cache serves from the first request. */
-async function untilListening(listeners: Listener[], timeoutMs: number): Promise<void> {
+async function untilListening(listeners: Listener[], timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const until = Date.now() + timeoutMs;
-  while (listeners.some((l) => !l.listening) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  while (listeners.some((l) => !l.listening) && Date.now() < until && !signal?.aborted) await new Promise((r) => setTimeout(r, 10));
 }
 
 export async function startWebService(options: WebServiceOptions): Promise<WebService> {
@@ -96,13 +101,15 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   const { pool, log, metrics } = options;
   // One calendar for the web thread: the engine's stack and tier decisions and the handlers share its memos.
   const calendar = new ZoneCalendar();
-  const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log, calendar });
+  const { signal } = options;
+  const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log, calendar, signal });
   const verifier = new ApiKeyVerifier(pool, log);
   const keyListener = verifier.listen(options.databaseUrl);
   // A rule changed in another process: this one's partitions read the workspace's vouchers again.
   const ruleListener = listenForNotifications(options.databaseUrl, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
 
-  await untilListening([keyListener, ruleListener], 2_000);
+  const stopStarted = () => Promise.all([keyListener.stop(), ruleListener.stop(), engine.stop()]);
+  await untilListening([keyListener, ruleListener], 2_000, signal);
 
   const deps = serviceDeps({ db: pool, cursors: options.cursors, log, engine, settings: options.settings, calendar, forgetApiKeys: () => verifier.forget() });
   // The session cookie, asked after the API key (a Bearer key wins); its writes must come from the service's origin.
@@ -134,12 +141,13 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   };
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, options.traced ? traceRequests(serve) : serve);
   try {
+    signal?.throwIfAborted();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.listen.port, options.listen.host, () => resolve());
     });
   } catch (error) {
-    await Promise.all([keyListener.stop(), ruleListener.stop(), engine.stop()]);
+    await stopStarted();
     throw error;
   }
   server.keepAliveTimeout = 65_000;

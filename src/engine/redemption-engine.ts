@@ -41,6 +41,8 @@ export interface EngineOptions {
   leaseMs?: number;
   /** Where this member answers calls forwarded by the others (ENGINE_HOST, ENGINE_PORT, ENGINE_ADVERTISE_HOST). */
   link?: { host: string; port: number; advertiseHost?: string | undefined };
+  /** A stop that comes during the start: the start then stops what it has started (the leases given up) and rejects. */
+  signal?: AbortSignal | undefined;
 }
 
 export async function startRedemptionEngine(options: EngineOptions): Promise<RedemptionEngine> {
@@ -83,7 +85,6 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     onChange: (gained) => void router.gained(gained.map(([slot]) => slot)),
   });
   router.attach(leases, link, leaseMs);
-  await leases.start();
   // What every member's partitions must forget: done here at once, and told to the others. Called after a change has
   // committed, so it never throws (a committed write answered as a failure would be retried into a conflict): a thread
   // that cannot be told drops the entry at its TTL (ENGINE_CACHE_TTL_MS), or at the next lease it gains.
@@ -109,6 +110,19 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
   const refusals = new RefusalCounts(options.db, STACK_WRITER, options.log);
   const stacks = new StackRedemption(options.db, router, options.calendar, { rollup: options.insightsRollup === false ? 'off' : { writer: STACK_WRITER }, refusals });
   const route = (workspaceId: string, code: string) => router.route(workspaceId, code);
+  const stop = async () => {
+    // The leases first, so the others take the slots at their next tick; forwarded calls in flight still finish.
+    await leases.stop();
+    await leaseDb.end().catch(() => undefined);
+    await server.close();
+    link.close();
+    await Promise.all([router.stop(), refusals.stop().catch(() => undefined), changes.stop()]);
+  };
+  if (!options.signal?.aborted) await leases.start(options.signal);
+  if (options.signal?.aborted) {
+    await stop();
+    options.signal.throwIfAborted();
+  }
 
   return {
     validate: (r) => router.call<ValidationOutcome>(route(r.workspaceId, r.code), { type: 'validate', ...r }),
@@ -163,13 +177,6 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
     tierSnapshots: (workspaceId) => loadTierSnapshots(options.db, workspaceId),
     check: () => router.check(2_000),
     figures: () => router.figures(2_000),
-    async stop() {
-      // The leases first, so the others take the slots at their next tick; forwarded calls in flight still finish.
-      await leases.stop();
-      await leaseDb.end().catch(() => undefined);
-      await server.close();
-      link.close();
-      await Promise.all([router.stop(), refusals.stop().catch(() => undefined), changes.stop()]);
-    },
+    stop,
   };
 }

@@ -74,6 +74,11 @@ export async function releaseLeases(db: Sql, memberId: string, slots: readonly n
   ]);
 }
 
+/** Gives up every lease the database names this member for, known to it or not (an acquisition whose answer was lost). */
+export async function releaseEveryLease(db: Sql, memberId: string): Promise<void> {
+  await db.query(`UPDATE partition_leases SET owner = NULL, url = NULL, expires_at = '-infinity' WHERE owner = $1`, [memberId]);
+}
+
 export async function leaveMembers(db: Sql, memberId: string): Promise<void> {
   await db.query(`DELETE FROM engine_members WHERE member_id = $1`, [memberId]);
 }

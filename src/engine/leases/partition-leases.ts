@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Pool } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
-import { acquireLeases, heartbeat, leaveMembers, loadLeases, releaseLeases, renewLeases, type LeaseRow, type Member } from './lease.sql.js';
+import { acquireLeases, heartbeat, leaveMembers, loadLeases, releaseEveryLease, releaseLeases, renewLeases, type LeaseRow, type Member } from './lease.sql.js';
 
 /** Logical partitions: fixed, since every process must hash a code to the same slot (schema/0034 holds 64 rows). */
 export const SLOTS = 64;
@@ -46,12 +46,18 @@ export class PartitionLeases {
     return { memberId: this.memberId, url: this.options.url, pid: process.pid, host: os.hostname() };
   }
 
-  /** Joins, and waits until this process holds its share or every slot has an owner. */
-  async start(): Promise<void> {
-    await this.tick();
+  /**
+   * Joins, and waits until this process holds its share or every slot has an owner. Returns early when `signal` aborts
+   * or the leases are stopped (a stop during the start): the caller then stops them, which gives up what was taken.
+   */
+  async start(signal?: AbortSignal): Promise<void> {
+    const tick = () => (this.ticking = this.tick());
+    await tick();
     for (let i = 0; i < 20 && this.map.some((l) => !l.live) && this.owned.size < this.share; i++) {
+      if (this.stopped || signal?.aborted) return;
       await new Promise((r) => setTimeout(r, this.options.leaseMs / 10));
-      await this.tick();
+      if (this.stopped || signal?.aborted) return;
+      await tick();
     }
     this.schedule();
   }
@@ -134,9 +140,14 @@ export class PartitionLeases {
       const still = new Map(renewed.map((r) => [r.slot, r.token]));
       const lost = [...this.owned.keys()].filter((slot) => still.get(slot) !== this.owned.get(slot));
       for (const slot of lost) this.owned.delete(slot);
+      // A lease the database names this member for that it does not know of (an acquisition that committed but whose
+      // answer was lost with its connection) is renewed with the others: it is served too, or nobody would.
+      const found: Array<[number, number]> = renewed.filter((r) => !this.owned.has(r.slot)).map((r) => [r.slot, r.token]);
+      for (const [slot, token] of found) this.owned.set(slot, token);
+      if (found.length) log.warn({ found: found.map(([slot]) => slot) }, 'partition leases held without knowing it, now served');
       this.renewedAt = started;
       const share = this.share;
-      let gained: Array<[number, number]> = [];
+      let gained: Array<[number, number]> = [...found];
       if (this.owned.size > share) {
         // Highest slots first, so that members agree which ones move.
         const excess = [...this.owned.keys()].sort((a, b) => b - a).slice(0, this.owned.size - share);
@@ -148,10 +159,12 @@ export class PartitionLeases {
         lost.push(...excess);
         log.info({ released: excess.length, members: this.members }, 'partition leases released to rebalance');
       } else if (this.owned.size < share) {
-        gained = (await acquireLeases(db, this.member, share - this.owned.size, leaseMs)).map((r) => [r.slot, r.token]);
-        for (const [slot, token] of gained) this.owned.set(slot, token);
-        if (gained.length) log.info({ gained: gained.map(([s]) => s), members: this.members }, 'partition leases taken');
+        const taken: Array<[number, number]> = (await acquireLeases(db, this.member, share - this.owned.size, leaseMs)).map((r) => [r.slot, r.token]);
+        for (const [slot, token] of taken) this.owned.set(slot, token);
+        if (taken.length) log.info({ gained: taken.map(([s]) => s), members: this.members }, 'partition leases taken');
+        gained.push(...taken);
       }
+      gained = gained.filter(([slot]) => this.owned.has(slot));
       if (lost.length) log.warn({ lost }, 'partition leases lost or released');
       if (gained.length || lost.length) this.options.onChange(gained, lost);
       this.map = await loadLeases(db);
@@ -165,15 +178,20 @@ export class PartitionLeases {
     }
   }
 
-  /** Gives every lease up and leaves, so that the others take the slots at their next tick. */
+  /**
+   * Gives every lease up and leaves, so that the others take the slots at their next tick: every lease the database
+   * names this member for, after the tick in flight (one of the start's included) has ended.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     for (const done of this.tickWaiters.splice(0)) done();
     await this.ticking.catch(() => undefined);
-    const slots = [...this.owned.keys()];
     this.owned.clear();
-    await releaseLeases(this.options.db, this.memberId, slots).catch(() => undefined);
-    await leaveMembers(this.options.db, this.memberId).catch(() => undefined);
+    const { db, log } = this.options;
+    await releaseEveryLease(db, this.memberId).catch((error: unknown) =>
+      log.warn({ err: (error as Error).message }, 'giving the partition leases up failed; the others take them when they expire'),
+    );
+    await leaveMembers(db, this.memberId).catch(() => undefined);
   }
 }
