@@ -19,8 +19,9 @@ describe('the exit code of a process that ran the embedded PostgreSQL', () => {
         await server.stop();
         process.exitCode = 3;`;
       const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
-      expect(child.stderr).not.toMatch(/Error/);
-      expect(child.status).toBe(3);
+      const printed = `status ${child.status}, signal ${child.signal}, error ${child.error?.message}\nstderr:\n${child.stderr}\nstdout:\n${child.stdout}`;
+      expect(child.stderr, printed).not.toMatch(/Error/);
+      expect(child.status, printed).toBe(3);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
