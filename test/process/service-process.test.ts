@@ -110,4 +110,18 @@ describe('the service process on the embedded PostgreSQL', () => {
     expect((await second.stop('SIGTERM')).code).toBe(0);
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   }, 180_000);
+
+  it('says why when its embedded PostgreSQL cannot start: the port asked for is in use', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'promotions-data-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const [port, workerPort, pgPort] = [await freePort(), await freePort(), await freePort()];
+    const holder = spawn(process.execPath, ['-e', `require('node:net').createServer().listen(${pgPort}, '127.0.0.1', () => process.send('up'))`], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    cleanups.push(async () => holder.kill('SIGKILL'));
+    await once(holder, 'message');
+    const service = spawnService(baseEnv({ DATA_DIR: dataDir, PORT: String(port), WORKER_HEALTH_PORT: String(workerPort), EMBEDDED_PG_PORT: String(pgPort) }), port);
+    cleanups.push(() => service.stop('SIGKILL'));
+    const [code] = (await once(service.child, 'exit')) as [number | null];
+    expect(code, service.output()).toBe(1);
+    expect(service.output()).toContain(`the embedded PostgreSQL did not start: 127.0.0.1:${pgPort} is in use by another process`);
+  }, 180_000);
 });
