@@ -101,6 +101,11 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   const { pool, log, metrics } = options;
   // One calendar for the web thread: the engine's stack and tier decisions and the handlers share its memos.
   const calendar = new ZoneCalendar();
+  // A face built before serves when it was built for these very operations and version; otherwise one is built here,
+  // before the engine takes its partition leases: its few hundred ms of CPU would otherwise hold the first renewals.
+  const operations = handlers.map((h) => h.operation);
+  const given = options.restFace;
+  const restFace = given && restFaceFits(given, operations, options.version) ? given : buildRestFace(operations, options.version);
   const { signal } = options;
   const engine = await startRedemptionEngine({ ...options.engine, databaseUrl: options.databaseUrl, db: pool, log, calendar, signal });
   const verifier = new ApiKeyVerifier(pool, log);
@@ -130,9 +135,6 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
     migrations: migrationsCheck(pool, await readMigrationFiles()),
     ...(options.workerCheck ? { worker: workerCheck(pool) } : {}),
   };
-  // A face built before serves when it was built for these very operations and version; otherwise one is built here.
-  const given = options.restFace;
-  const restFace = given && restFaceFits(given, pipeline.operations, options.version) ? given : buildRestFace(pipeline.operations, options.version);
   const app = createApp({ pipeline, log, version: options.version, maxBodyBytes: options.maxBodyBytes, importMaxBytes: options.importMaxBytes, readinessChecks, metrics: metricsRoute, restFace });
   const hotPath = options.hotPath ? createHotPathDispatcher({ pipeline, maxBodyBytes: options.maxBodyBytes }) : undefined;
   const serve = (req: IncomingMessage, res: ServerResponse) => {
