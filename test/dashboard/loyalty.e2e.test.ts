@@ -87,7 +87,8 @@ describe('the Loyalty page in Chromium', () => {
     await page.getByRole('status').filter({ hasText: 'the balance is 135 points' }).waitFor();
     await page.getByRole('table', { name: 'Ledger' }).getByText('service recovery').waitFor();
     expect((await rowTexts('Ledger'))[0]).toMatch(/^ADJUSTMENT\+25135service recovery/);
-    expect(await page.getByLabel('Member').textContent()).toContain('Balance135 pts');
+    // The member's figures and the ledger are read again side by side: either may show first.
+    await expect.poll(() => page.getByLabel('Member').textContent()).toContain('Balance135 pts');
     const member = await api.get(`/api/v1/loyalty/members/${ada.id}`);
     expect(member.body).toMatchObject({ balance: 135, lifetimeEarned: 150, tier: { name: 'Gold' } });
     await browser.shot('loyalty-member', 'dashboard-loyalty.png');
