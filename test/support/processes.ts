@@ -5,13 +5,43 @@ import net from 'node:net';
 import path from 'node:path';
 import { projectRoot } from '../../src/platform/paths.js';
 
+/**
+ * A port nothing listens on, for a service to bind. Chosen below the kernel's ephemeral range: a port from that range
+ * (what listening on port 0 gives) may be taken meanwhile as the local port of any outgoing connection (a pool's, to
+ * PostgreSQL), and the service then fails to bind it (EADDRINUSE, an external-database run of 2026-11-28). Where the
+ * range is unknown or leaves no room below it, the kernel's choice.
+ */
 export async function freePort(): Promise<number> {
+  const low = ephemeralRangeStart();
+  if (low !== undefined && low > FIXED_PORTS_BELOW + 1_000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = FIXED_PORTS_BELOW + Math.floor(Math.random() * (low - FIXED_PORTS_BELOW));
+      if (await listenOn(port).then(() => true, () => false)) return port;
+    }
+  }
+  return listenOn(0);
+}
+
+/** Ports below this are left to the machine's own services (PostgreSQL, Redis, brokers). */
+const FIXED_PORTS_BELOW = 10_000;
+
+function ephemeralRangeStart(): number | undefined {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Listens on `port` (0: the kernel's choice) on 127.0.0.1, closes, and answers the port. */
+function listenOn(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
 }
