@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs module of the bench, without types
 import { floorVerdicts } from '../../bench/floor-bench.mjs';
 // @ts-expect-error: a plain .mjs module of the bench, without types
-import { freePort, startReference } from '../../bench/support.mjs';
+import { startReference } from '../../bench/support.mjs';
 import { projectRoot } from '../../src/platform/paths.js';
 import { generateApiKey, hashSecret } from '../../src/domains/access/api-key-secret.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+// The harness's port, chosen outside the range outgoing connections take theirs from (see freePort).
+import { freePort } from '../support/processes.js';
 
 describe('the bench floor', () => {
   let db: TestDatabase;
@@ -30,7 +32,7 @@ describe('the bench floor', () => {
     await db.pool.query(`INSERT INTO api_keys (workspace_id, name, prefix, secret_hash, scopes) VALUES ($1, 'floor', $2, $3, '{}')`, [
       rows[0]!.workspace_id, apiKey.prefix, hashSecret(apiKey.secret),
     ]);
-    const port = (await freePort()) as number;
+    const port = await freePort();
     await startReference(projectRoot, 'lean-floor.mjs', [String(port), db.url], cleanups);
     url = `http://127.0.0.1:${port}`;
     const seeded = await post('/seed', { codes: ['OPEN'], customers: ['known-1'] });
