@@ -113,7 +113,6 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
   // A rule changed in another process: this one's partitions read the workspace's vouchers again.
   const ruleListener = listenForNotifications(options.databaseUrl, log, { [RULES_CHANNEL]: (workspaceId) => void engine.rulesChanged(workspaceId) });
 
-  const stopStarted = () => Promise.all([keyListener.stop(), ruleListener.stop(), engine.stop()]);
   await untilListening([keyListener, ruleListener], 2_000, signal);
 
   const deps = serviceDeps({ db: pool, cursors: options.cursors, log, engine, settings: options.settings, calendar, forgetApiKeys: () => verifier.forget() });
@@ -149,7 +148,7 @@ export async function startWebService(options: WebServiceOptions): Promise<WebSe
       server.listen(options.listen.port, options.listen.host, () => resolve());
     });
   } catch (error) {
-    await stopStarted();
+    await Promise.all([keyListener.stop(), ruleListener.stop(), engine.stop()]);
     throw error;
   }
   server.keepAliveTimeout = 65_000;

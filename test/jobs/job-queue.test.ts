@@ -73,4 +73,3 @@ describe('the job queue', () => {
     await expect(queue.boss.send('stop-test', {})).rejects.toThrow(/stopped|not started|end/i);
   });
 });
-

@@ -16,10 +16,10 @@ export async function freePort(): Promise<number> {
   if (low !== undefined && low > FIXED_PORTS_BELOW + 1_000) {
     for (let attempt = 0; attempt < 50; attempt++) {
       const port = FIXED_PORTS_BELOW + Math.floor(Math.random() * (low - FIXED_PORTS_BELOW));
-      if (await listenOn(port).then(() => true, () => false)) return port;
+      if (await bindBriefly(port).then(() => true, () => false)) return port;
     }
   }
-  return listenOn(0);
+  return bindBriefly(0);
 }
 
 /** Ports below this are left to the machine's own services (PostgreSQL, Redis, brokers). */
@@ -34,8 +34,8 @@ function ephemeralRangeStart(): number | undefined {
   }
 }
 
-/** Listens on `port` (0: the kernel's choice) on 127.0.0.1, closes, and answers the port. */
-function listenOn(port: number): Promise<number> {
+/** Binds `port` (0: the kernel's choice) on 127.0.0.1 alone, lets it go, and answers the port bound. */
+function bindBriefly(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
