@@ -1,11 +1,12 @@
 // The customers of checkouts, read and created per event-loop turn (customerFactsLoader, customerUpserter), against
 // a real PostgreSQL: what each lookup finds is what a lookup of its own finds, lookups of one kind share one statement,
-// new customers of one turn one transaction; a value PostgreSQL refuses fails only its own request; racing checkouts
-// create each new customer once (one event, its AUTO segments) and count each redemption against its own customer.
+// new customers of one turn one statement (one transaction where the workspace has AUTO segments); a value PostgreSQL
+// refuses fails only its own request; racing checkouts create each new customer once (one event, its AUTO segments)
+// and count each redemption against its own customer.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertCustomersBySourceId } from '../../src/domains/customers/customer.service.js';
-import { customerUpserter } from '../../src/domains/customers/index.js';
+import { customerCreatedPayload, customerUpserter } from '../../src/domains/customers/index.js';
 import { customerFactsLoader, loadCustomerFacts, type CustomerLookup } from '../../src/domains/segments/index.js';
 import { findCustomerFactsMany } from '../../src/domains/segments/segment.queries.js';
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
@@ -19,14 +20,20 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-/** A pool of its own on the test's database, counting the statements sent through it and the clients taken out. */
-function countingPool(): { pool: Pool; statements: () => number; transactions: () => number } {
+/**
+ * A pool of its own on the test's database, counting the statements sent through it, those of them that create
+ * customers in one statement (no transaction), and the clients taken out for transactions.
+ */
+function countingPool(): { pool: Pool; statements: () => number; oneStatementCreations: () => number; transactions: () => number } {
   const pool = createPool(service.db.url, { max: 4, log: createLogger('silent') });
   let statements = 0;
+  let oneStatementCreations = 0;
   let transactions = 0;
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     statements += 1;
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+    if (text?.includes('INSERT INTO customers')) oneStatementCreations += 1;
     return query(...args);
   };
   // pool.query takes its client through connect(callback); a transaction calls connect() itself.
@@ -35,7 +42,7 @@ function countingPool(): { pool: Pool; statements: () => number; transactions: (
     if (args.length === 0) transactions += 1;
     return connect(...args);
   };
-  return { pool, statements: () => statements, transactions: () => transactions };
+  return { pool, statements: () => statements, oneStatementCreations: () => oneStatementCreations, transactions: () => transactions };
 }
 
 async function eventsOf(workspaceId: string, type: string): Promise<Array<Record<string, string>>> {
@@ -170,7 +177,7 @@ describe('customers at checkout', () => {
     const { api, workspaceId } = await service.newWorkspace();
     const gold = (await api.post('/api/v1/segments', { name: 'Gold', type: 'AUTO', conditions: { field: 'customer.metadata.tier', op: 'eq', value: 'gold' } })).body;
     await api.post('/api/v1/customers', { sourceId: 'known' });
-    const { pool, transactions } = countingPool();
+    const { pool, transactions, oneStatementCreations } = countingPool();
     try {
       const names = ['new-1', 'new-2', 'new-3', 'new-1', 'known', 'new-4', 'new-2'];
       const upsert = customerUpserter(pool);
@@ -184,18 +191,97 @@ describe('customers at checkout', () => {
       expect(customers[1]!.id).toBe(customers[6]!.id);
       // The first reference of a new sourceId gives its fields (new-2 first came as the 2nd, silver); a known one keeps its own.
       expect(customers.map((c) => c!.metadata.tier)).toEqual(['gold', 'silver', 'gold', 'gold', undefined, 'silver', 'silver']);
+      // The one statement was tried first and refused (the workspace has an AUTO segment); the next turn goes straight
+      // to a transaction.
+      expect(oneStatementCreations()).toBe(1);
+      expect((await upsert({ workspaceId, ref: { sourceId: 'new-5', metadata: { tier: 'gold' } } }))!.segments).toEqual([gold.id]);
+      expect([oneStatementCreations(), transactions()]).toEqual([1, 2]);
     } finally {
       await pool.end();
     }
     const created = await eventsOf(workspaceId, 'customer.created');
-    expect(created.map((p) => p.sourceId).sort()).toEqual(['known', 'new-1', 'new-2', 'new-3', 'new-4']);
+    expect(created.map((p) => p.sourceId).sort()).toEqual(['known', 'new-1', 'new-2', 'new-3', 'new-4', 'new-5']);
     const entered = await eventsOf(workspaceId, 'customer.segment.entered');
     const { rows } = await service.pool.query<{ source_id: string }>(
       'SELECT c.source_id FROM segment_members m JOIN customers c ON c.id = m.customer_id WHERE m.segment_id = $1 ORDER BY c.source_id',
       [gold.id],
     );
-    expect(rows.map((r) => r.source_id)).toEqual(['new-1', 'new-3']);
-    expect(entered).toHaveLength(2);
+    expect(rows.map((r) => r.source_id)).toEqual(['new-1', 'new-3', 'new-5']);
+    expect(entered).toHaveLength(3);
+  });
+
+  it('creates the new customers of a workspace without AUTO segments in one statement, each once with its customer.created event', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const { pool, statements, oneStatementCreations, transactions } = countingPool();
+    try {
+      const upsert = customerUpserter(pool);
+      const refs = [
+        { sourceId: 'one-1' },
+        { sourceId: 'one-2', email: 'Two@Example.com', name: 'Two' },
+        { sourceId: 'one-1', email: 'second@example.com' },
+        { sourceId: 'one-3', metadata: { tier: 'gold' } },
+      ];
+      const upserted = await Promise.all(refs.map((ref) => upsert({ workspaceId, ref })));
+      expect([statements(), oneStatementCreations(), transactions()]).toEqual([1, 1, 0]);
+      // In no segment (the workspace has none), and the first reference of a sourceId gives its fields.
+      expect(upserted.map((u) => u!.segments)).toEqual([[], [], [], []]);
+      expect(upserted[2]!.customer).toEqual(upserted[0]!.customer);
+      expect(upserted.map((u) => [u!.customer.sourceId, u!.customer.email, u!.customer.name, u!.customer.metadata])).toEqual([
+        ['one-1', null, null, {}],
+        ['one-2', 'Two@Example.com', 'Two', {}],
+        ['one-1', null, null, {}],
+        ['one-3', null, null, { tier: 'gold' }],
+      ]);
+      for (const u of upserted) expect((await api.get(`/api/v1/customers/${u!.customer.id}`)).body).toMatchObject({ sourceId: u!.customer.sourceId, email: u!.customer.email });
+      const distinct = [upserted[0]!, upserted[1]!, upserted[3]!].map((u) => u.customer);
+      // Time-ordered ids (uuidv7), the customers' and their events', so that a sale's inserts share the b-trees' right edge.
+      const v7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+      for (const c of distinct) expect(c.id).toMatch(v7);
+      const eventIds = await service.pool.query<{ id: string }>(`SELECT id FROM events WHERE workspace_id = $1 AND type = 'customer.created'`, [workspaceId]);
+      for (const e of eventIds.rows) expect(e.id).toMatch(v7);
+      const created = await eventsOf(workspaceId, 'customer.created');
+      const bySource = (a: Record<string, unknown>, b: Record<string, unknown>) => String(a.sourceId).localeCompare(String(b.sourceId));
+      expect(created.sort(bySource)).toEqual(distinct.map(customerCreatedPayload).sort(bySource));
+
+      // A sourceId created meanwhile elsewhere is answered as it is (read in a transaction), the new one beside it created.
+      const known = (await api.post('/api/v1/customers', { sourceId: 'known', email: 'known@example.com' })).body;
+      const [again, fresh] = await Promise.all([upsert({ workspaceId, ref: { sourceId: 'known' } }), upsert({ workspaceId, ref: { sourceId: 'one-4' } })]);
+      expect(again).toEqual({ customer: expect.objectContaining({ id: known.id, email: 'known@example.com' }) });
+      expect(fresh).toMatchObject({ customer: { sourceId: 'one-4' }, segments: [] });
+      expect([oneStatementCreations(), transactions()]).toEqual([2, 1]);
+    } finally {
+      await pool.end();
+    }
+    expect((await eventsOf(workspaceId, 'customer.created')).map((p) => p.sourceId).sort()).toEqual(['known', 'one-1', 'one-2', 'one-3', 'one-4']);
+  });
+
+  it('sees an AUTO segment that committed while its one statement waited for the segment computation, and puts the customer in it', async () => {
+    const { workspaceId } = await service.newWorkspace();
+    const { pool } = countingPool();
+    // A segment computation of workspace a holds the membership lock exclusively; the statement waits for it.
+    const holder = await service.pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended('segment-membership:' || $1::text, 0))`, [workspaceId]);
+      const creating = customerUpserter(pool)({ workspaceId, ref: { sourceId: 'late-gold', metadata: { tier: 'gold' } } });
+      await until(async () => (await service.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)).rows[0]!.n >= 1, 5_000, 'the creation waiting on the lock');
+      // The computation's segment commits after the statement began: its snapshot does not hold it, the check must.
+      const { rows } = await holder.query<{ id: string }>(`INSERT INTO segments (workspace_id, name, type, conditions) VALUES ($1, 'Gold', 'AUTO', $2) RETURNING id`, [
+        workspaceId,
+        JSON.stringify({ field: 'customer.metadata.tier', op: 'eq', value: 'gold' }),
+      ]);
+      await holder.query('COMMIT');
+      const created = await creating;
+      expect(created!.segments).toEqual([rows[0]!.id]);
+      const members = await service.pool.query('SELECT customer_id FROM segment_members WHERE segment_id = $1', [rows[0]!.id]);
+      expect(members.rows).toEqual([{ customer_id: created!.customer.id }]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      await pool.end();
+    }
+    expect(await eventsOf(workspaceId, 'customer.created')).toHaveLength(1);
+    expect(await eventsOf(workspaceId, 'customer.segment.entered')).toHaveLength(1);
   });
 
   it('decides a new customer\'s redemption by the AUTO segments its creation put it in, without reading it again', async () => {
@@ -239,7 +325,8 @@ describe('customers at checkout', () => {
   });
   it('keeps two creations out at once, and lets others by when those hang on a lock (another workspace\'s customers are created meanwhile)', async () => {
     const [a, b] = [await service.newWorkspace(), await service.newWorkspace()];
-    const { pool, transactions } = countingPool();
+    const { pool, transactions, oneStatementCreations } = countingPool();
+    const creationsOut = () => transactions() + oneStatementCreations();
     // Workspace a's AUTO segments being computed: its customer writes wait for this lock (segment-membership).
     const holder = await service.pool.connect();
     try {
@@ -252,13 +339,13 @@ describe('customers at checkout', () => {
         // Each in a turn of its own, and out (its transaction waiting on the lock) before the next.
         await until(async () => (await service.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)).rows[0]!.n >= waitingInA.length, 5_000, `${sourceId} waiting on the lock`);
       }
-      expect(transactions()).toBe(2);
+      expect(creationsOut()).toBe(2);
       // Both creations out and hung: b's waits at most maxWaitMs (10 ms), then goes, and is created while the lock holds.
       const started = Date.now();
       const inB = await Promise.race([upsert({ workspaceId: b.workspaceId, ref: { sourceId: 'b-1' } }), new Promise((resolve) => setTimeout(() => resolve('still held'), 5_000))]);
       expect(inB).toMatchObject({ customer: { sourceId: 'b-1' } });
       expect(Date.now() - started).toBeLessThan(5_000);
-      expect(transactions()).toBe(3);
+      expect(creationsOut()).toBe(3);
       await holder.query('COMMIT');
       const created = await Promise.all(waitingInA);
       expect(created.map((c) => (c as { customer: { sourceId: string } }).customer.sourceId)).toEqual(['a-1', 'a-2']);

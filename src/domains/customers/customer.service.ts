@@ -9,6 +9,8 @@ import { turnBatched } from '../../platform/turn-batches.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import { awaitSegmentComputations, refreshCustomerSegments, refreshCustomersSegments } from '../segments/index.js';
 import {
+  AutoSegmentsFound,
+  createCustomersWithoutSegments,
   deleteCustomer,
   findCustomer,
   findCustomerByEmail,
@@ -169,17 +171,55 @@ async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: Read
   return found;
 }
 
-/** Upsert transactions out at once; the new customers named meanwhile go together in the next one (see turnBatched). */
+/** Creations out at once; the new customers named meanwhile go together in the next one (see turnBatched). */
 const CHECKOUT_UPSERTS_IN_FLIGHT = 2;
 
+/** How long a workspace found to have AUTO segments has its new customers created in a transaction straight away. */
+const AUTO_SEGMENTS_KEPT_MS = 5_000;
+
 /**
- * upsertCustomer by sourceId in a transaction of its own, for checkouts: the upserts asked for in one event-loop turn
- * share one transaction (one commit) and one insert per workspace; should it fail, each is tried in its own. One per
- * pool.
+ * upsertCustomer by sourceId for checkouts: the upserts asked for in one event-loop turn go together, workspace by
+ * workspace. A workspace without AUTO segments (the common case) has its new customers created in one statement with
+ * their events (createCustomersWithoutSegments: one round trip); one with AUTO segments in a transaction that evaluates
+ * them (upsertCustomersBySourceId), remembered for a few seconds so that its next customers go there first. Should a
+ * batch fail, each upsert is tried in a transaction of its own. One per pool.
  */
 export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<UpsertedCustomer | undefined> {
+  const withAutoSegments = new Map<string, number>();
+  const inTransaction = (upserts: readonly CustomerUpsert[]) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts));
+
+  async function ofWorkspace(workspaceId: string, upserts: readonly CustomerUpsert[]): Promise<UpsertedCustomer[]> {
+    if ((withAutoSegments.get(workspaceId) ?? 0) > Date.now()) return inTransaction(upserts);
+    const wanted = new Map<string, CustomerUpsert['ref']>();
+    for (const { ref } of upserts) if (!wanted.has(ref.sourceId)) wanted.set(ref.sourceId, ref);
+    let created: Customer[];
+    try {
+      created = await createCustomersWithoutSegments(db, workspaceId, [...wanted.values()]);
+    } catch (error) {
+      if (!(error instanceof AutoSegmentsFound)) throw error;
+      if (withAutoSegments.size > 10_000) withAutoSegments.clear();
+      withAutoSegments.set(workspaceId, Date.now() + AUTO_SEGMENTS_KEPT_MS);
+      return inTransaction(upserts);
+    }
+    // No AUTO segment, and nothing else can have put a customer created just now in a segment: it is in none.
+    const found = new Map<string, UpsertedCustomer>(created.map((c) => [c.sourceId!, { customer: c, segments: [] }]));
+    // Created meanwhile by another request (or deleted since): read, or created, as any upsert.
+    const others = upserts.filter((u) => !found.has(u.ref.sourceId));
+    if (others.length > 0) (await inTransaction(others)).forEach((c, i) => found.set(others[i]!.ref.sourceId, c));
+    return upserts.map((u) => found.get(u.ref.sourceId)!);
+  }
+
   return turnBatched(
-    (upserts) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts)),
+    async (upserts) => {
+      const answers = new Map<CustomerUpsert, UpsertedCustomer>();
+      await Promise.all(
+        [...new Set(upserts.map((u) => u.workspaceId))].map(async (workspaceId) => {
+          const theirs = upserts.filter((u) => u.workspaceId === workspaceId);
+          (await ofWorkspace(workspaceId, theirs)).forEach((answer, i) => answers.set(theirs[i]!, answer));
+        }),
+      );
+      return upserts.map((u) => answers.get(u)!);
+    },
     async ({ workspaceId, ref }) => {
       const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
       return customer && { customer };

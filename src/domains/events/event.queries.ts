@@ -1,5 +1,6 @@
 // The outbox inserts, always called inside the transaction of the change they report.
 import type { Sql } from '../../platform/database.js';
+import { uuidv7 } from '../../platform/ids.js';
 import type { EventType } from '../../contract/event.schemas.js';
 
 export interface NewEvent {
@@ -25,11 +26,12 @@ export async function readOutboxBacklog(db: Sql): Promise<{ events: number; olde
 /** Many events in one statement (the engine's group commit records a whole batch at once). Ids in input order. */
 export async function recordEvents(tx: Sql, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const { rows } = await tx.query<{ id: string }>(
-    `INSERT INTO events (workspace_id, type, payload)
-     SELECT w, t, p FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS e(w, t, p, n) ORDER BY n
-     RETURNING id`,
-    [events.map((e) => e.workspaceId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload))],
+  // Time-ordered ids, as the engine's events have: rows written together share the b-tree's right edge.
+  const ids = events.map(() => uuidv7());
+  await tx.query(
+    `INSERT INTO events (id, workspace_id, type, payload)
+     SELECT i, w, t, p FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS e(i, w, t, p, n) ORDER BY n`,
+    [ids, events.map((e) => e.workspaceId), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload))],
   );
-  return rows.map((r) => r.id);
+  return ids;
 }
