@@ -4,6 +4,8 @@ import { preparedQuery, type Sql } from '../../platform/database.js';
 import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage } from '../../platform/pagination.js';
 import { uuidv7 } from '../../platform/ids.js';
+import { outboxInsertOf } from '../events/index.js';
+import { isAutoSegmentsFound, noAutoSegmentsCheck } from '../segments/index.js';
 import type { CreateCustomerBody, Customer, ListCustomersQuery, UpdateCustomerBody } from './customer.schemas.js';
 
 const COLUMNS = 'id, source_id, email, name, metadata, created_at, updated_at';
@@ -66,23 +68,26 @@ export async function insertCustomerIfAbsent(
  * that two such statements sharing sourceIds wait on each other in the same order, never in a cycle.
  */
 export async function insertCustomersIfAbsent(db: Sql, workspaceId: string, fields: readonly (CreateCustomerBody & { sourceId: string })[]): Promise<Customer[]> {
-  const { rows } = await db.query<CustomerRow>(
-    `INSERT INTO customers (workspace_id, id, source_id, email, name, metadata)
-     SELECT $1, f.id, f.source_id, f.email, f.name, f.metadata
-     FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[]) AS f(id, source_id, email, name, metadata)
-     ORDER BY f.source_id
-     ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING ${COLUMNS}`,
-    [
-      workspaceId,
-      fields.map(() => uuidv7()),
-      fields.map((f) => f.sourceId),
-      fields.map((f) => f.email ?? null),
-      fields.map((f) => f.name ?? null),
-      fields.map((f) => JSON.stringify(f.metadata ?? {})),
-    ],
-  );
+  const { rows } = await db.query<CustomerRow>(INSERT_IF_ABSENT, [workspaceId, ...newCustomerColumns(fields)]);
   return rows.map(toCustomer);
 }
+
+// Parameters $2..$6 of INSERT_IF_ABSENT: the new customers' columns, their ids time-ordered.
+function newCustomerColumns(fields: readonly (CreateCustomerBody & { sourceId: string })[]): unknown[] {
+  return [
+    fields.map(() => uuidv7()),
+    fields.map((f) => f.sourceId),
+    fields.map((f) => f.email ?? null),
+    fields.map((f) => f.name ?? null),
+    fields.map((f) => JSON.stringify(f.metadata ?? {})),
+  ];
+}
+
+const INSERT_IF_ABSENT = `INSERT INTO customers (workspace_id, id, source_id, email, name, metadata)
+  SELECT $1, f.id, f.source_id, f.email, f.name, f.metadata
+  FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[]) AS f(id, source_id, email, name, metadata)
+  ORDER BY f.source_id
+  ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING ${COLUMNS}`;
 
 /** Why createCustomersWithoutSegments wrote nothing: the workspace has an AUTO segment, which it does not evaluate. */
 export class AutoSegmentsFound extends Error {
@@ -91,42 +96,34 @@ export class AutoSegmentsFound extends Error {
   }
 }
 
-// The function (schema 0072) takes the segment-membership lock shared, then raises should the workspace have an AUTO
-// segment: joined to the created rows, it runs once when a row was created and not at all when none was.
+// One statement: the customers inserted, the customer.created event of each one inserted (the payload
+// customerCreatedPayload gives), and the segments' check, joined to the inserted rows so that it runs once when a row
+// was inserted and not at all when none was.
 const CREATE_WITHOUT_SEGMENTS = `WITH created AS (
-  INSERT INTO customers (workspace_id, id, source_id, email, name, metadata)
-  SELECT $1, f.id, f.source_id, f.email, f.name, f.metadata
-  FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[]) AS f(id, source_id, email, name, metadata)
-  ORDER BY f.source_id
-  ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING ${COLUMNS}
+  ${INSERT_IF_ABSENT}
 ), announced AS (
-  INSERT INTO events (id, workspace_id, type, payload)
-  SELECT e.event_id, $1, 'customer.created', jsonb_strip_nulls(jsonb_build_object('customerId', c.id, 'sourceId', c.source_id, 'email', c.email))
+  ${outboxInsertOf(`SELECT e.event_id, $1, 'customer.created', jsonb_strip_nulls(jsonb_build_object('customerId', c.id, 'sourceId', c.source_id, 'email', c.email))
   FROM created c JOIN unnest($2::uuid[], $7::uuid[]) AS e(customer_id, event_id) ON e.customer_id = c.id
-  ORDER BY e.event_id
-), checked AS MATERIALIZED (SELECT segment_membership_without_auto($1) AS ok)
+  ORDER BY e.event_id`)}
+), checked AS MATERIALIZED (SELECT ${noAutoSegmentsCheck('$1')} AS ok)
 SELECT c.* FROM created c, checked WHERE checked.ok`;
 
 /**
- * insertCustomersIfAbsent with the customer.created event of each one created (the payload customerCreatedPayload
- * gives), in one statement of its own (its own transaction): one round trip where a transaction takes six. Only for a
- * workspace without AUTO segments, which it checks after any segment computation running meanwhile: should the
- * workspace have one, it writes nothing and throws AutoSegmentsFound. Those created.
+ * insertCustomersIfAbsent with the customer.created event of each one created, in one statement of its own (its own
+ * transaction): one round trip where a transaction takes six. Only for a workspace without AUTO segments, which the
+ * statement checks after any segment computation running meanwhile: should the workspace have one, it writes nothing
+ * and throws AutoSegmentsFound. Those created.
  */
 export async function createCustomersWithoutSegments(db: Sql, workspaceId: string, fields: readonly (CreateCustomerBody & { sourceId: string })[]): Promise<Customer[]> {
   try {
     const { rows } = await preparedQuery<CustomerRow>(db, 'customers.create-without-segments', CREATE_WITHOUT_SEGMENTS, [
       workspaceId,
-      fields.map(() => uuidv7()),
-      fields.map((f) => f.sourceId),
-      fields.map((f) => f.email ?? null),
-      fields.map((f) => f.name ?? null),
-      fields.map((f) => JSON.stringify(f.metadata ?? {})),
+      ...newCustomerColumns(fields),
       fields.map(() => uuidv7()),
     ]);
     return rows.map(toCustomer);
   } catch (error) {
-    if ((error as { code?: string }).code === 'P0001' && (error as Error).message === 'segment membership: AUTO segments') throw new AutoSegmentsFound();
+    if (isAutoSegmentsFound(error)) throw new AutoSegmentsFound();
     throw error;
   }
 }

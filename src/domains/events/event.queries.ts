@@ -23,6 +23,14 @@ export async function readOutboxBacklog(db: Sql): Promise<{ events: number; olde
   return { events: rows[0]!.events, oldestAgeSeconds: rows[0]!.oldest_age_seconds };
 }
 
+/**
+ * The outbox insert as a part of a statement that also writes the change it reports (one round trip, one transaction):
+ * `rows` selects (id, workspace_id, type, payload), time-ordered ids (uuidv7) given by the caller.
+ */
+export function outboxInsertOf(rows: string): string {
+  return `INSERT INTO events (id, workspace_id, type, payload) ${rows}`;
+}
+
 /** Many events in one statement (the engine's group commit records a whole batch at once). Ids in input order. */
 export async function recordEvents(tx: Sql, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];

@@ -44,6 +44,21 @@ export async function lockSegmentMembership(tx: Sql, workspaceId: string, mode: 
   await tx.query(`SELECT ${fn}(hashtextextended('segment-membership:' || $1::text, 0))`, [workspaceId]);
 }
 
+/**
+ * For a statement that creates customers without evaluating AUTO segments: an SQL expression, true once it holds the
+ * segment-membership lock shared and has seen (after any computation that held it) that workspace `workspace` (an SQL
+ * expression) has no AUTO segment; should it have one, it raises (isAutoSegmentsFound) and the statement is undone.
+ * The function is in schema 0072.
+ */
+export function noAutoSegmentsCheck(workspace: string): string {
+  return `segment_membership_without_auto(${workspace})`;
+}
+
+/** The raise of noAutoSegmentsCheck. */
+export function isAutoSegmentsFound(error: unknown): boolean {
+  return (error as { code?: string }).code === 'P0001' && (error as Error).message === 'segment membership: AUTO segments';
+}
+
 export async function insertSegment(
   tx: Sql,
   workspaceId: string,
