@@ -34,8 +34,8 @@ function toCustomer(row: CustomerRow): Customer {
 }
 
 // A new customer's id is time-ordered (uuidv7): a flash sale's new customers land at the right edge of the b-trees of
-// customers and of redemptions by customer, not on random pages of them (bench: a new customer's insert took 68 µs of
-// PostgreSQL with random ids).
+// customers and of redemptions by customer, not on random pages of them (bench, 2026-11-29: a new customer's insert
+// took 68 µs of PostgreSQL with random ids, 38 with these).
 function insertValues(workspaceId: string, fields: CreateCustomerBody): unknown[] {
   return [workspaceId, uuidv7(), fields.sourceId ?? null, fields.email ?? null, fields.name ?? null, fields.metadata ?? {}];
 }
@@ -97,8 +97,8 @@ export class AutoSegmentsFound extends Error {
 }
 
 // One statement: the customers inserted, the customer.created event of each one inserted (the payload
-// customerCreatedPayload gives), and the segments' check, joined to the inserted rows so that it runs once when a row
-// was inserted and not at all when none was.
+// customerCreatedPayload gives), and the segments' check (materialized: run once a statement), which the answer's rows
+// need to pass.
 const CREATE_WITHOUT_SEGMENTS = `WITH created AS (
   ${INSERT_IF_ABSENT}
 ), announced AS (

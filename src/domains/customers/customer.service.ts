@@ -171,8 +171,12 @@ async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: Read
   return found;
 }
 
-/** Creations out at once; the new customers named meanwhile go together in the next one (see turnBatched). */
-const CHECKOUT_UPSERTS_IN_FLIGHT = 2;
+/**
+ * Creations out at once; the new customers named meanwhile go together in the next one (see turnBatched). One since a
+ * creation is one statement (2026-11-29, two alternated pairs of the bench's new-customer row: 2,936, 2,438 req/s
+ * against 2,143, 2,036 with two, CPU a request node 229-280 / PostgreSQL 201-228 µs against 349-354 / 279-323).
+ */
+const CHECKOUT_UPSERTS_IN_FLIGHT = 1;
 
 /** How long a workspace found to have AUTO segments has its new customers created in a transaction straight away. */
 const AUTO_SEGMENTS_KEPT_MS = 5_000;
