@@ -40,6 +40,9 @@ export async function openDashboardBrowser(): Promise<DashboardBrowser> {
     context,
     page,
     async shot(name, docs) {
+      // From the top, as a reader opens the page: a full-page shot of a page scrolled down (a form submitted at its
+      // foot) drew the sticky sidebar where the window stood, below a gap.
+      await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
       if (docs) await page.screenshot({ path: path.join(DOCS, docs), fullPage: true });
     },

@@ -89,13 +89,6 @@ const INSERT_IF_ABSENT = `INSERT INTO customers (workspace_id, id, source_id, em
   ORDER BY f.source_id
   ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING ${COLUMNS}`;
 
-/** Why createCustomersWithoutSegments wrote nothing: the workspace has an AUTO segment, which it does not evaluate. */
-export class AutoSegmentsFound extends Error {
-  constructor() {
-    super('the workspace has AUTO segments');
-  }
-}
-
 // One statement: the customers inserted, the customer.created event of each one inserted (the payload
 // customerCreatedPayload gives), and the segments' check (materialized: run once a statement), which the answer's rows
 // need to pass.
@@ -111,10 +104,14 @@ SELECT c.* FROM created c, checked WHERE checked.ok`;
 /**
  * insertCustomersIfAbsent with the customer.created event of each one created, in one statement of its own (its own
  * transaction): one round trip where a transaction takes six. Only for a workspace without AUTO segments, which the
- * statement checks after any segment computation running meanwhile: should the workspace have one, it writes nothing
- * and throws AutoSegmentsFound. Those created.
+ * statement checks after any segment computation running meanwhile: those created, or undefined when the workspace has
+ * an AUTO segment (nothing written then).
  */
-export async function createCustomersWithoutSegments(db: Sql, workspaceId: string, fields: readonly (CreateCustomerBody & { sourceId: string })[]): Promise<Customer[]> {
+export async function createCustomersWithoutSegments(
+  db: Sql,
+  workspaceId: string,
+  fields: readonly (CreateCustomerBody & { sourceId: string })[],
+): Promise<Customer[] | undefined> {
   try {
     const { rows } = await preparedQuery<CustomerRow>(db, 'customers.create-without-segments', CREATE_WITHOUT_SEGMENTS, [
       workspaceId,
@@ -123,7 +120,7 @@ export async function createCustomersWithoutSegments(db: Sql, workspaceId: strin
     ]);
     return rows.map(toCustomer);
   } catch (error) {
-    if (isAutoSegmentsFound(error)) throw new AutoSegmentsFound();
+    if (isAutoSegmentsFound(error)) return undefined;
     throw error;
   }
 }

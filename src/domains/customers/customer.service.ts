@@ -9,7 +9,6 @@ import { turnBatched } from '../../platform/turn-batches.js';
 import { recordEvent, recordEvents } from '../events/index.js';
 import { awaitSegmentComputations, refreshCustomerSegments, refreshCustomersSegments } from '../segments/index.js';
 import {
-  AutoSegmentsFound,
   createCustomersWithoutSegments,
   deleteCustomer,
   findCustomer,
@@ -143,14 +142,20 @@ export async function upsertCustomersBySourceId(tx: Sql, upserts: readonly Custo
   return upserts.map((u) => found.get(u.workspaceId)!.get(u.ref.sourceId)!);
 }
 
+/** The first reference of each sourceId (it gives a new customer's fields), in the order first named. */
+function firstBySourceId(refs: ReadonlyArray<CustomerUpsert['ref']>): Map<string, CustomerUpsert['ref']> {
+  const first = new Map<string, CustomerUpsert['ref']>();
+  for (const ref of refs) if (!first.has(ref.sourceId)) first.set(ref.sourceId, ref);
+  return first;
+}
+
 /**
  * The customers of one workspace these references name, by sourceId: the new ones inserted in one statement with
  * their customer.created events and AUTO segments (the first reference of a sourceId gives its fields), the others read.
  */
 async function upsertWorkspaceCustomers(tx: Sql, workspaceId: string, refs: ReadonlyArray<CustomerUpsert['ref']>): Promise<Map<string, UpsertedCustomer>> {
   const found = new Map<string, UpsertedCustomer>();
-  const wanted = new Map<string, CustomerUpsert['ref']>();
-  for (const ref of refs) if (!wanted.has(ref.sourceId)) wanted.set(ref.sourceId, ref);
+  const wanted = firstBySourceId(refs);
   for (let attempt = 0; attempt < UPSERT_ATTEMPTS && wanted.size > 0; attempt++) {
     const created = await insertCustomersIfAbsent(tx, workspaceId, [...wanted.values()]);
     if (created.length > 0) {
@@ -194,13 +199,8 @@ export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<
 
   async function ofWorkspace(workspaceId: string, upserts: readonly CustomerUpsert[]): Promise<UpsertedCustomer[]> {
     if ((withAutoSegments.get(workspaceId) ?? 0) > Date.now()) return inTransaction(upserts);
-    const wanted = new Map<string, CustomerUpsert['ref']>();
-    for (const { ref } of upserts) if (!wanted.has(ref.sourceId)) wanted.set(ref.sourceId, ref);
-    let created: Customer[];
-    try {
-      created = await createCustomersWithoutSegments(db, workspaceId, [...wanted.values()]);
-    } catch (error) {
-      if (!(error instanceof AutoSegmentsFound)) throw error;
+    const created = await createCustomersWithoutSegments(db, workspaceId, [...firstBySourceId(upserts.map((u) => u.ref)).values()]);
+    if (!created) {
       if (withAutoSegments.size > 10_000) withAutoSegments.clear();
       withAutoSegments.set(workspaceId, Date.now() + AUTO_SEGMENTS_KEPT_MS);
       return inTransaction(upserts);
