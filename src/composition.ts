@@ -97,7 +97,7 @@ export function serviceDeps(parts: ServiceParts): ServiceDeps {
     stackLimits: workspaceStackLimits(parts.db),
     tierIndexes: qualificationIndexes(parts.engine),
     calendar: parts.calendar ?? new ZoneCalendar(),
-    orderTurns: new KeyedQueue(),
+    rowTurns: new KeyedQueue(),
   };
 }
 

@@ -36,8 +36,12 @@ export interface ServiceDeps {
   tierIndexes: TierIndexes;
   /** Instants read in time zones (schedules, budget periods), with their memos; in a web process, the engine's web thread shares it. */
   calendar: ZoneCalendar;
-  /** The returns and cancels of one order, run in turn in this process (keyed by the order id); one per service. */
-  orderTurns: KeyedQueue;
+  /**
+   * Writes that take one row's lock (an order's returns and cancels, a loyalty card's points), run in turn in this
+   * process, keyed `<resource>:<id>`: a request waiting for its turn holds no database connection, so racing writes
+   * to one hot row cannot take the whole pool from everyone else. One per service.
+   */
+  rowTurns: KeyedQueue;
 }
 
 export interface StackLimits {

@@ -13,13 +13,13 @@ function returnContext(ctx: HandlerContext<Operation>): ReturnContext {
 }
 
 /**
- * The returns (and cancels) of one order in this process, each after the one before it (ServiceDeps.orderTurns): they
+ * The returns (and cancels) of one order in this process, each after the one before it (ServiceDeps.rowTurns): they
  * take turns on the order's row lock anyway, and waiting here holds no database connection (a return that leaves
  * nothing waits for the engine's rollbacks, which need one from the same pool, while it holds the lock). Processes
  * take turns on the row lock.
  */
 function inTurn<T>(ctx: HandlerContext<Operation>, orderId: string, work: () => Promise<T>): Promise<T> {
-  return ctx.deps.orderTurns.run(orderId.toLowerCase(), work);
+  return ctx.deps.rowTurns.run(`order:${orderId.toLowerCase()}`, work);
 }
 
 async function tellPartitions(ctx: HandlerContext<Operation>, workspaceId: string, changed: ReadonlySet<string>): Promise<void> {

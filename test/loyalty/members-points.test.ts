@@ -1,10 +1,12 @@
 // Loyalty members and their points over real HTTP and a real PostgreSQL: joining (409 for a second card), manual
 // points, racing spends that never overdraw, FIFO by expiry with refunds into the same buckets, transfers,
 // idempotent replays, bounds, tenancy and scopes. After every test the caches equal the ledger and the buckets.
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { refundPoints, sweepPoints } from '../../src/domains/loyalty/index.js';
 import { withTransaction } from '../../src/platform/database.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 import { addPoints, createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, makeDue, member, transactions } from './support.js';
 
 let service: TestService;
@@ -111,6 +113,47 @@ describe('points', () => {
     const entries = await transactions(api, m.id);
     expect(entries.filter((e) => e.amount === -100)).toHaveLength(10);
     expect(Math.min(...entries.map((e) => e.balanceAfter))).toBe(0);
+  });
+
+  it('keeps racing writes of one card waiting in turn, not each on a connection: the rest of the service keeps its pool', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await createProgram(api);
+    const [a, b, c] = [await joinMember(api, programId), await joinMember(api, programId), await joinMember(api, programId)];
+    await addPoints(api, a.id, 1_000);
+    const holder = new pg.Client({ connectionString: service.db.url });
+    await holder.connect();
+    const lockWaiters = async () =>
+      Number((await holder.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM vouchers WHERE id = $1 FOR UPDATE', [a.id]);
+      // 24 writes of the held card (spends, and transfers to and from it) against the test pool's 10 connections.
+      const writes = Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          i % 3 === 0
+            ? api.post(`/api/v1/loyalty/members/${a.id}/points`, { points: -10 })
+            : i % 3 === 1
+              ? api.post(`/api/v1/loyalty/members/${a.id}/transfers`, { toMemberId: b.id, points: 10 })
+              : api.post(`/api/v1/loyalty/members/${b.id}/transfers`, { toMemberId: a.id, points: 1 }),
+        ),
+      );
+      await until(async () => (await lockWaiters()) > 0, 10_000, 'a write waiting on the card');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await lockWaiters()).toBe(1);
+      // A card apart from the transfers' gets written, and a read answers, while the held card's writes wait.
+      expect((await api.post(`/api/v1/loyalty/members/${c.id}/points`, { points: 5 })).status).toBe(200);
+      expect((await api.get(`/api/v1/loyalty/members/${a.id}`)).status).toBe(200);
+      await holder.query('COMMIT');
+      const outcomes = await writes;
+      expect(outcomes.map((o) => o.status)).toEqual(Array(24).fill(200));
+      expect(outcomes.every((o) => o.body.ok)).toBe(true);
+      const [x, y] = [await member(api, a.id), await member(api, b.id)];
+      expect(x.balance).toBe(1_000 - 8 * 10 - 8 * 10 + 8 * 1);
+      expect(x.balance + y.balance).toBe(1_000 - 8 * 10);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it('spends the earliest-expiring points first, never-expiring last, and a refund refills the very buckets it drew from', async () => {

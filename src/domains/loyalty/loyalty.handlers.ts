@@ -3,6 +3,7 @@
 import { implement } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
 import { sqlState, UNIQUE_VIOLATION, type Sql } from '../../platform/database.js';
+import type { KeyedQueue } from '../../platform/keyed-queue.js';
 import { requireCustomer } from '../customers/index.js';
 import { unknownValidationRules } from '../rules/index.js';
 import { checkTriggerFields, type EarningRule } from './earning-rule.schemas.js';
@@ -48,6 +49,16 @@ function tierConflict(error: unknown): never {
   throw error;
 }
 
+/**
+ * Points writes of one card take turns in this process (ServiceDeps.rowTurns) before they take its row lock: racing
+ * spends of a hot card wait here, not each on a pool connection. A transfer waits for both cards' turns, in key order
+ * (as the row locks are taken), so two transfers the other way round never wait on each other.
+ */
+function inCardTurns<T>(turns: KeyedQueue, memberIds: readonly string[], work: () => Promise<T>): Promise<T> {
+  const keys = [...new Set(memberIds.map((id) => `loyalty_member:${id.toLowerCase()}`))].sort();
+  return keys.reduceRight<() => Promise<T>>((inner, key) => () => turns.run(key, inner), work)();
+}
+
 export const loyaltyHandlers = implement(loyaltyContract, {
   async createMember({ input, actor, mutate }) {
     return mutate(async (unit) => {
@@ -72,13 +83,13 @@ export const loyaltyHandlers = implement(loyaltyContract, {
     if (!(await customerExists(deps.db, actor.workspaceId, input.id))) throw problem('not_found', 'no such customer');
     return { data: await findCustomerMembers(deps.db, actor.workspaceId, input.id) };
   },
-  async adjustPoints({ input, actor, mutate }) {
+  async adjustPoints({ input, actor, mutate, deps }) {
     const { id, ...body } = input;
-    return mutate((unit) => adjustMemberPoints(unit, actor.workspaceId, id, body));
+    return inCardTurns(deps.rowTurns, [id], () => mutate((unit) => adjustMemberPoints(unit, actor.workspaceId, id, body)));
   },
-  async transferPoints({ input, actor, mutate }) {
+  async transferPoints({ input, actor, mutate, deps }) {
     const { id, ...body } = input;
-    return mutate((unit) => transferMemberPoints(unit, actor.workspaceId, id, body));
+    return inCardTurns(deps.rowTurns, [id, body.toMemberId], () => mutate((unit) => transferMemberPoints(unit, actor.workspaceId, id, body)));
   },
   async listTransactions({ input, actor, deps }) {
     if (!(await findMember(deps.db, actor.workspaceId, input.id))) throw memberNotFound();
