@@ -15,6 +15,7 @@ import { localWebhookSettings, webhookSettingsFrom } from './domains/webhooks/in
 import type { CursorCodec } from './platform/cursor.js';
 import type { Pool } from './platform/database.js';
 import { KeyedQueue } from './platform/keyed-queue.js';
+import { Slots } from './platform/slots.js';
 import type { Logger } from './platform/logger.js';
 import { resolveSecretKey } from './platform/secret-key.js';
 import { startEmbeddedPostgres, type Supervision } from './platform/embedded-postgres.js';
@@ -98,6 +99,7 @@ export function serviceDeps(parts: ServiceParts): ServiceDeps {
     tierIndexes: qualificationIndexes(parts.engine),
     calendar: parts.calendar ?? new ZoneCalendar(),
     rowTurns: new KeyedQueue(),
+    importSlots: new Slots(Math.max(1, Math.floor((parts.db.options.max ?? 10) / 4))),
   };
 }
 

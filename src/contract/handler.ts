@@ -3,6 +3,7 @@ import type { EventType } from './event.schemas.js';
 import type { CursorCodec } from '../platform/cursor.js';
 import type { Pool, Sql } from '../platform/database.js';
 import type { KeyedQueue } from '../platform/keyed-queue.js';
+import type { Slots } from '../platform/slots.js';
 import type { Logger } from '../platform/logger.js';
 import type { Actor, RequestMeta } from './actor.js';
 import type { ExplanationCode, Order } from './checkout.schemas.js';
@@ -42,6 +43,12 @@ export interface ServiceDeps {
    * to one hot row cannot take the whole pool from everyone else. One per service.
    */
   rowTurns: KeyedQueue;
+  /**
+   * The bulk imports this process stages and merges at once, each holding a database session for its whole run (a
+   * voucher import a second one while it merges) and taking another for moments: a quarter of the pool, so that a
+   * burst of imports leaves the rest to other requests.
+   */
+  importSlots: Slots;
 }
 
 export interface StackLimits {

@@ -2,6 +2,7 @@
 // AUTO segment memberships, repeats and taken sourceIds refused by row, the scope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 import { awaitImport, csvChunks, postBody, range } from './import-support.js';
 
 let service: TestService;
@@ -75,4 +76,20 @@ describe('customers.import', () => {
     const denied = await postBody(service.baseUrl, '/api/v1/customers/import', reader.key, 'sourceId\nx\n', 'text/csv');
     expect(denied).toMatchObject({ status: 403, body: { code: 'forbidden' } });
   });
+
+  it('accepts a burst of imports beyond the pool, a few at a time, while the rest of the service keeps its connections', async () => {
+    const { key, api } = await service.newWorkspace();
+    const [imports, rows] = [14, 10_000];
+    // More imports at once than the test pool's 10 connections, each holding one while it stages and merges.
+    const posted = Array.from({ length: imports }, (_, n) =>
+      postBody(service.baseUrl, '/api/v1/customers/import', key, csvChunks('sourceId,name', range(rows, (i) => `burst-${n}-${i},N${i}`)), 'text/csv'),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await api.get('/api/v1/customers?limit=1')).status).toBe(200);
+    const answers = await Promise.all(posted);
+    expect(answers.map((a) => a.status), JSON.stringify(answers.find((a) => a.status !== 202)?.body)).toEqual(Array(imports).fill(202));
+    for (const answer of answers) expect(await awaitImport(service, key, answer.body.id, 120_000)).toMatchObject({ status: 'SUCCEEDED', counts: { inserted: rows } });
+    // Each import gave its session back with its staging tables dropped.
+    await until(async () => (await service.pool.query(`SELECT count(*)::int AS n FROM pg_class WHERE relname LIKE 'import\\_rows\\_%'`)).rows[0].n === 0, 10_000, 'staging dropped');
+  }, 180_000);
 });

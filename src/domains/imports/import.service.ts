@@ -135,13 +135,25 @@ export interface ImportContext {
   mutate<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
 }
 
+/** How long an import waits for one of the process's import slots (ServiceDeps.importSlots) before a 503 says retry. */
+const IMPORT_SLOT_WAIT_MS = 30_000;
+
 /**
  * The operation: stages the body, records the import (PENDING) with its audit entry, answers it, and goes on merging
  * in the background on the same session (the staging tables are that session's).
  */
 export async function acceptImport(ctx: ImportContext, request: ImportRequest, onMerged: () => Promise<void>): Promise<Import> {
   const { deps, actor, log } = ctx;
-  const client = await deps.db.connect();
+  const release = await deps.importSlots.take(IMPORT_SLOT_WAIT_MS);
+  if (!release) {
+    throw new ProblemError('service_unavailable', `this process runs ${deps.importSlots.size} imports at once and they are all running; retry shortly`, {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  const client = await deps.db.connect().catch((error: unknown) => {
+    release();
+    throw error;
+  });
   const s = stagingTables(randomUUID().replaceAll('-', ''));
   let job: Import;
   try {
@@ -166,9 +178,10 @@ export async function acceptImport(ctx: ImportContext, request: ImportRequest, o
     });
   } catch (error) {
     await releaseSession(client, s);
+    release();
     throw error;
   }
-  void runImport({ client, s, deps, log, workspaceId: actor.workspaceId, job, readRejections: job.rejections, onMerged });
+  void runImport({ client, s, deps, log, workspaceId: actor.workspaceId, job, readRejections: job.rejections, onMerged, release });
   return job;
 }
 
@@ -189,6 +202,8 @@ interface Run {
   job: Import;
   readRejections: ImportRejection[];
   onMerged: () => Promise<void>;
+  /** Gives the import's slot back (ServiceDeps.importSlots). */
+  release: () => void;
 }
 
 function mergedRejections(read: ImportRejection[], checked: ImportRejection[]): ImportRejection[] {
@@ -224,6 +239,7 @@ async function runImport(run: Run): Promise<void> {
   } finally {
     await client.query('RESET work_mem').catch(() => undefined);
     await releaseSession(client, s);
+    run.release();
     // Also after a failure: the batches merged before it are there.
     if (!told) await run.onMerged().catch(() => undefined);
   }
