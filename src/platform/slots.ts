@@ -17,8 +17,10 @@ export class Slots {
       return this.giver();
     }
     const granted = await new Promise<boolean>((resolve) => {
+      // Either the timer or a given-back slot settles the wait: each one cancels the other.
       const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(wake), 1);
+        const at = this.waiting.indexOf(wake);
+        if (at >= 0) this.waiting.splice(at, 1);
         resolve(false);
       }, waitMs);
       const wake = (ok: boolean) => {
