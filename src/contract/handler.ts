@@ -38,9 +38,9 @@ export interface ServiceDeps {
   /** Instants read in time zones (schedules, budget periods), with their memos; in a web process, the engine's web thread shares it. */
   calendar: ZoneCalendar;
   /**
-   * Writes that take one row's lock (an order's returns and cancels, a loyalty card's points), run in turn in this
-   * process, keyed `<resource>:<id>`: a request waiting for its turn holds no database connection, so racing writes
-   * to one hot row cannot take the whole pool from everyone else. One per service.
+   * Writes that take one hot row's lock (an order's returns and cancels, a loyalty card's points, a reward's
+   * redemptions), run in turn in this process, keyed `<resource>:<id>`: a request waiting for its turn holds no
+   * database connection, so racing writes to one hot row cannot take the whole pool from everyone else. One per service.
    */
   rowTurns: KeyedQueue;
   /**

@@ -1,8 +1,10 @@
 // The rewards catalog over real HTTP, the real engine and a real PostgreSQL: each reward kind issuing what it says,
 // stock and points under races, refunds into the same buckets, custom reward types with their attributes and
 // fulfillment. After every test the loyalty caches equal the ledger and the buckets.
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 import { addPoints, createProgram, expectLedgerMatchesCaches, joinMember, member, transactions } from '../loyalty/support.js';
 import { discountCampaign, offered, redeem } from './support.js';
 
@@ -156,6 +158,38 @@ describe('reward redemptions', () => {
     expect(pointsRace.filter((r) => !r.body.ok).every((r) => r.body.code === 'loyalty_points_insufficient')).toBe(true);
     expect((await member(api, rich.id)).balance).toBe(50);
     expect((await api.get(`/api/v1/rewards/${plenty}`)).body).toMatchObject({ stock: null, redeemed: 2 });
+  });
+
+  it('keeps members racing for one reward waiting in turn, not each on a connection: another reward is redeemed meanwhile', async () => {
+    const { api } = await service.newWorkspace();
+    const programId = await createProgram(api);
+    const scarce = await offered(api, programId, { name: 'Limited', type: 'MATERIAL', stock: 5 }, 100);
+    const other = await offered(api, programId, { name: 'Sticker', type: 'MATERIAL' }, 100);
+    const members = await Promise.all(Array.from({ length: 14 }, () => joinMember(api, programId)));
+    for (const m of members) await addPoints(api, m.id, 200);
+    const holder = new pg.Client({ connectionString: service.db.url });
+    await holder.connect();
+    const lockWaiters = async () =>
+      Number((await holder.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n);
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM rewards WHERE id = $1 FOR UPDATE', [scarce]);
+      // 12 members against the test pool's 10 connections.
+      const race = Promise.all(members.slice(0, 12).map((m) => redeem(api, m.id, scarce)));
+      await until(async () => (await lockWaiters()) > 0, 10_000, 'a redemption waiting on the reward');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await lockWaiters()).toBe(1);
+      expect((await redeem(api, members[13]!.id, other)).body.ok).toBe(true);
+      await holder.query('COMMIT');
+      const outcomes = await race;
+      expect(outcomes.map((o) => o.status)).toEqual(Array(12).fill(200));
+      expect(outcomes.filter((o) => o.body.ok)).toHaveLength(5);
+      expect(outcomes.filter((o) => !o.body.ok).every((o) => o.body.code === 'reward_out_of_stock')).toBe(true);
+      expect((await api.get(`/api/v1/rewards/${scarce}`)).body).toMatchObject({ stock: 0, redeemed: 5 });
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it('refuses what is not offered, inactive, over the per-member limit; nothing changes', async () => {

@@ -182,7 +182,11 @@ export const rewardHandlers = implement(rewardContract, {
   async redeemReward(ctx) {
     const { id, rewardId } = ctx.input;
     const touched: Touched = { codes: [] };
-    const outcome = await ctx.mutate((unit) => redeemReward(unit, ctx.actor.workspaceId, id, rewardId, touched));
+    // Redemptions of one reward take turns in this process (ServiceDeps.rowTurns) before its row lock, the first the
+    // unit of work takes: members racing for a scarce reward wait here, not each on a pool connection.
+    const outcome = await ctx.deps.rowTurns.run(`reward:${rewardId.toLowerCase()}`, () =>
+      ctx.mutate((unit) => redeemReward(unit, ctx.actor.workspaceId, id, rewardId, touched)),
+    );
     await tellEngine(ctx.deps, ctx.actor.workspaceId, touched);
     return outcome as never;
   },
