@@ -9,6 +9,7 @@ import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { baseEnv, freePort, processTree, spawnService, type ServiceProcess } from '../support/processes.js';
+import { until } from '../support/until.js';
 
 /** Fixed, so a failure replays; FUZZ_SEED tries another. Printed with every failure. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
@@ -135,8 +136,14 @@ function generatedShots(): Shot[] {
 
 describe('no input stops a process', () => {
   it('answers the bodies that once ended a web process, and a seeded set over every operation, without a 5xx or a lost process', async () => {
-    const before = processTree(service.child.pid!);
-    expect(before.length, 'the primary, two web processes and the background worker').toBeGreaterThanOrEqual(4);
+    // The primary, two web processes and the background worker; a process that exits at any time, this wait included,
+    // fails the test at its end (its output says so).
+    const before = await until(async () => {
+      const tree = processTree(service.child.pid!);
+      return tree.length >= 4 && tree;
+    }, 15_000, 'the primary, two web processes and the background worker').catch((error: Error) => {
+      throw new Error(`${error.message}; the service printed: ${service.output().slice(-2_000)}`);
+    });
     const headers = { authorization: `Bearer ${admin.key}`, 'content-type': 'application/json' };
     const created = await fetch(`${service.baseUrl}/api/v1/api-keys`, { method: 'POST', headers, body: JSON.stringify({ name: 'fuzzed', scopes: ['vouchers:read'] }) });
     expect(created.status).toBe(201);
