@@ -1,12 +1,11 @@
 // Loyalty members and their points over real HTTP and a real PostgreSQL: joining (409 for a second card), manual
 // points, racing spends that never overdraw, FIFO by expiry with refunds into the same buckets, transfers,
 // idempotent replays, bounds, tenancy and scopes. After every test the caches equal the ledger and the buckets.
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { refundPoints, sweepPoints } from '../../src/domains/loyalty/index.js';
 import { withTransaction } from '../../src/platform/database.js';
 import { startTestService, type TestService } from '../support/service.js';
-import { until } from '../support/until.js';
+import { holdRowLock } from '../support/row-lock.js';
 import { addPoints, createCustomer, createProgram, expectLedgerMatchesCaches, joinMember, makeDue, member, transactions } from './support.js';
 
 let service: TestService;
@@ -120,13 +119,8 @@ describe('points', () => {
     const programId = await createProgram(api);
     const [a, b, c] = [await joinMember(api, programId), await joinMember(api, programId), await joinMember(api, programId)];
     await addPoints(api, a.id, 1_000);
-    const holder = new pg.Client({ connectionString: service.db.url });
-    await holder.connect();
-    const lockWaiters = async () =>
-      Number((await holder.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n);
+    const held = await holdRowLock(service.db.url, 'vouchers', a.id);
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM vouchers WHERE id = $1 FOR UPDATE', [a.id]);
       // 24 writes of the held card (spends, and transfers to and from it) against the test pool's 10 connections.
       const writes = Promise.all(
         Array.from({ length: 24 }, (_, i) =>
@@ -137,13 +131,11 @@ describe('points', () => {
               : api.post(`/api/v1/loyalty/members/${b.id}/transfers`, { toMemberId: a.id, points: 1 }),
         ),
       );
-      await until(async () => (await lockWaiters()) > 0, 10_000, 'a write waiting on the card');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(await lockWaiters()).toBe(1);
+      expect(await held.lockWaitersOnceWaiting('a write waiting on the card')).toBe(1);
       // A card apart from the transfers' gets written, and a read answers, while the held card's writes wait.
       expect((await api.post(`/api/v1/loyalty/members/${c.id}/points`, { points: 5 })).status).toBe(200);
       expect((await api.get(`/api/v1/loyalty/members/${a.id}`)).status).toBe(200);
-      await holder.query('COMMIT');
+      await held.release();
       const outcomes = await writes;
       expect(outcomes.map((o) => o.status)).toEqual(Array(24).fill(200));
       expect(outcomes.every((o) => o.body.ok)).toBe(true);
@@ -151,8 +143,7 @@ describe('points', () => {
       expect(x.balance).toBe(1_000 - 8 * 10 - 8 * 10 + 8 * 1);
       expect(x.balance + y.balance).toBe(1_000 - 8 * 10);
     } finally {
-      await holder.query('ROLLBACK').catch(() => undefined);
-      await holder.end();
+      await held.end();
     }
   });
 

@@ -1,10 +1,9 @@
 // The rewards catalog over real HTTP, the real engine and a real PostgreSQL: each reward kind issuing what it says,
 // stock and points under races, refunds into the same buckets, custom reward types with their attributes and
 // fulfillment. After every test the loyalty caches equal the ledger and the buckets.
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
-import { until } from '../support/until.js';
+import { holdRowLock } from '../support/row-lock.js';
 import { addPoints, createProgram, expectLedgerMatchesCaches, joinMember, member, transactions } from '../loyalty/support.js';
 import { discountCampaign, offered, redeem } from './support.js';
 
@@ -167,28 +166,20 @@ describe('reward redemptions', () => {
     const other = await offered(api, programId, { name: 'Sticker', type: 'MATERIAL' }, 100);
     const members = await Promise.all(Array.from({ length: 14 }, () => joinMember(api, programId)));
     for (const m of members) await addPoints(api, m.id, 200);
-    const holder = new pg.Client({ connectionString: service.db.url });
-    await holder.connect();
-    const lockWaiters = async () =>
-      Number((await holder.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n);
+    const held = await holdRowLock(service.db.url, 'rewards', scarce);
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM rewards WHERE id = $1 FOR UPDATE', [scarce]);
       // 12 members against the test pool's 10 connections.
       const race = Promise.all(members.slice(0, 12).map((m) => redeem(api, m.id, scarce)));
-      await until(async () => (await lockWaiters()) > 0, 10_000, 'a redemption waiting on the reward');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(await lockWaiters()).toBe(1);
+      expect(await held.lockWaitersOnceWaiting('a redemption waiting on the reward')).toBe(1);
       expect((await redeem(api, members[13]!.id, other)).body.ok).toBe(true);
-      await holder.query('COMMIT');
+      await held.release();
       const outcomes = await race;
       expect(outcomes.map((o) => o.status)).toEqual(Array(12).fill(200));
       expect(outcomes.filter((o) => o.body.ok)).toHaveLength(5);
       expect(outcomes.filter((o) => !o.body.ok).every((o) => o.body.code === 'reward_out_of_stock')).toBe(true);
       expect((await api.get(`/api/v1/rewards/${scarce}`)).body).toMatchObject({ stock: 0, redeemed: 5 });
     } finally {
-      await holder.query('ROLLBACK').catch(() => undefined);
-      await holder.end();
+      await held.end();
     }
   });
 
