@@ -3,6 +3,7 @@
 // and a rollback gives them back into the buckets they came from. Racing spends (in the engine and outside it) never
 // overdraw. After every test the caches equal the ledger and the buckets.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -134,6 +135,60 @@ describe('pay with points', () => {
     expect((await member(api, card.id)).balance).toBe(0);
     const ledger = await transactions(api, card.id);
     expect(ledger.reduce((sum, e) => sum + e.amount, 0)).toBe(0);
+  });
+
+  it('a redemption is not starved by a stream of debits outside the engine: after two tries it decides under the card’s lock', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 1_000);
+    // The order is worth more than the card: every decision takes the whole balance, so 2 points (1 cent) debited while the
+    // engine's statement waits for the card makes it stale. Each outside debit locks the card and holds, uncommitted,
+    // until the engine waits behind it; the next one queues behind the engine before it commits. An engine that decides
+    // on what it read before taking the card's lock finds the card changed every time: 6 tries, then a 503.
+    const monitor = new pg.Client({ connectionString: service.db.url });
+    const writers = Array.from({ length: 9 }, () => new pg.Client({ connectionString: service.db.url }));
+    await Promise.all([monitor, ...writers].map((c) => c.connect()));
+    const pids = writers.map((w) => (w as unknown as { processID: number }).processID);
+    const lockWaiting = async (which: 'others' | number) =>
+      Number(
+        (
+          await monitor.query(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${which === 'others' ? 'NOT (pid = ANY($1::int[]))' : 'pid = ANY($1::int[])'}`,
+            [which === 'others' ? pids : [pids[which]]],
+          )
+        ).rows[0].n,
+      );
+    let made = 0;
+    const debitAndHold = async (w: pg.Client) => {
+      await w.query('BEGIN');
+      await w.query('SELECT 1 FROM vouchers WHERE id = $1 FOR UPDATE', [card.id]);
+      made += (await w.query(`SELECT * FROM loyalty_debit($1, $2, 2, 'ADJUSTMENT', 'api', NULL, NULL, 'outside')`, [workspaceId, card.id])).rowCount ?? 0;
+    };
+    try {
+      await debitAndHold(writers[0]!);
+      let answered = false;
+      const redemption = api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(10_000), idempotencyKey: randomUUID() }).finally(() => (answered = true));
+      let holder = 0;
+      while (holder + 1 < writers.length) {
+        await until(async () => answered || (await lockWaiting('others')) > 0, 10_000, 'the engine waiting for the card');
+        if (answered) break;
+        const next = debitAndHold(writers[holder + 1]!);
+        await until(async () => (await lockWaiting(holder + 1)) > 0, 10_000, 'the next debit queued behind the engine');
+        await writers[holder]!.query('COMMIT');
+        await next;
+        holder++;
+      }
+      await writers[holder]!.query('COMMIT');
+      const res = await redemption;
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ ok: true });
+      // It was made stale at least twice, then took what the committed debits left, and the debits after it found none.
+      expect(made).toBeGreaterThanOrEqual(3);
+      expect(res.body.redemption.points).toBe(1_000 - 2 * made);
+      expect((await member(api, card.id)).balance).toBe(0);
+    } finally {
+      await Promise.all(writers.map((w) => w.query('ROLLBACK').catch(() => undefined).then(() => w.end())));
+      await monitor.end();
+    }
   });
 
   it('pays in a stack after a discount, and a failed stack takes no points; each redemption of the stack rolls back alone', async () => {

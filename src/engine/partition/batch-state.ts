@@ -1,7 +1,7 @@
 // What a batch needs read before it is decided, in one query per kind for the whole batch: the vouchers the cache
 // lacks (with their live sessions), per-customer uses, referees' facts, campaign budgets, and rollback targets.
 import { readsCustomerUses, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
-import type { Pool } from '../../platform/database.js';
+import type { Sql } from '../../platform/database.js';
 import type { PartitionCall } from '../messages.js';
 import type { BudgetStates } from './budget-states.js';
 import { loadCustomerUses, loadRedemptions, loadRefereeFacts, loadSnapshots, type RefereeKey, type StoredRedemption, type UsageKey } from './hot-path.sql.js';
@@ -10,7 +10,8 @@ import { voucherKey, type HotVoucher, type VoucherStateCache } from './voucher-s
 import { usageKey } from './write-plan.js';
 
 export interface BatchStateDeps {
-  db: Pool;
+  /** The pool, or the transaction of a batch deciding under its vouchers' row locks. */
+  db: Sql;
   cache: VoucherStateCache;
   budgets: BudgetStates;
 }
@@ -60,7 +61,7 @@ export async function loadBatchState(deps: BatchStateDeps, calls: readonly Parti
 }
 
 /** The referees of the referral codes the calls name: their paid orders and conversions in the code's program. */
-async function loadReferees(db: Pool, cache: VoucherStateCache, calls: readonly PartitionCall[]): Promise<void> {
+async function loadReferees(db: Sql, cache: VoucherStateCache, calls: readonly PartitionCall[]): Promise<void> {
   const wanted = new Map<string, RefereeKey & { entry: HotVoucher }>();
   for (const { entry, customerId } of namedEntries(cache, calls)) {
     const referral = entry?.snapshot?.referral;
@@ -82,7 +83,7 @@ export function* cachedSnapshots(cache: VoucherStateCache, calls: readonly Parti
 }
 
 /** The redemptions the batch's rollbacks name, by id. */
-export async function loadRollbackTargets(db: Pool, calls: readonly PartitionCall[]): Promise<Map<string, StoredRedemption>> {
+export async function loadRollbackTargets(db: Sql, calls: readonly PartitionCall[]): Promise<Map<string, StoredRedemption>> {
   const ids = calls.flatMap((c) => (c.type === 'rollback' ? [c.redemptionId] : []));
   const rows = await loadRedemptions(db, ids);
   return new Map(rows.map((r) => [r.id, r]));

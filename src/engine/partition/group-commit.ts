@@ -2,7 +2,7 @@
 // updates and validation sessions, then the rows (redemptions, rollbacks, ledger, points debits, outbox events); points
 // given back, referral conversions and audit entries follow in the same transaction. Any guard that does not hold undoes
 // everything and says which part was stale, so the partition reloads it and decides again.
-import { withTransaction, type Pool } from '../../platform/database.js';
+import { withTransaction, type Pool, type Sql } from '../../platform/database.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { recordAuditedWrites } from './audited-writes.js';
 import { CommitStatements, type BatchResult } from './batch-commit.sql.js';
@@ -42,13 +42,34 @@ export class PlanWriter {
     private readonly rollup: RollupWriter,
   ) {}
 
-  async commit(plan: WritePlan): Promise<CommitResult> {
+  /**
+   * `locked`: the transaction of `underLocks`, which the plan is written in (its failure undoes the plan's writes only,
+   * and the locks stay until the caller's work ends).
+   */
+  async commit(plan: WritePlan, locked?: Sql): Promise<CommitResult> {
     const writes = batchWritesOf(plan, this.rollup);
     const inTransaction = plan.audited.length > 0 || plan.pointsRefunds.length > 0 || plan.conversions.length > 0 || plan.revertedConversions.length > 0;
-    const result = inTransaction ? await this.commitInTransaction(plan, writes) : await this.statements.commit(this.db, writes);
+    const result = locked
+      ? await this.commitInSavepoint(locked, plan, writes)
+      : inTransaction
+        ? await this.commitInTransaction(plan, writes)
+        : await this.statements.commit(this.db, writes);
     if (!result.ok) return this.failure(plan, writes, result.failed);
     settle(plan, result.vouchers);
     return { ok: true, vouchers: result.vouchers, usage: result.usage };
+  }
+
+  /**
+   * Runs `work` in one transaction that first locks the rows of the vouchers `ids` (in id order, as every writer of
+   * vouchers does): what `work` reads of them then stays true until it commits, so a plan decided on those reads and
+   * written with `commit(plan, tx)` cannot find them changed. For a batch that kept finding its vouchers changed by
+   * writers outside the engine (a loyalty card's points adjusted, an order returned): optimism lost, it waits its turn.
+   */
+  underLocks<T>(ids: readonly string[], work: (tx: Sql) => Promise<T>): Promise<T> {
+    return withTransaction(this.db, async (tx) => {
+      if (ids.length) await tx.query('SELECT id FROM vouchers WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE', [[...new Set(ids)].sort()]);
+      return work(tx);
+    });
   }
 
   private async failure(plan: WritePlan, writes: BatchWrites, part: Extract<BatchResult, { ok: false }>['failed']): Promise<CommitResult> {
@@ -79,20 +100,37 @@ export class PlanWriter {
    */
   private async commitInTransaction(plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
     try {
-      return await withTransaction(this.db, async (tx) => {
-        const result = await this.statements.commit(tx, writes);
-        if (!result.ok) throw new GuardFailed(result);
-        await refundPoints(tx, plan.pointsRefunds);
-        if (!(await insertConversions(tx, plan.conversions))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
-        await revertConversions(tx, plan.revertedConversions);
-        settle(plan, result.vouchers);
-        await recordAuditedWrites(tx, plan.audited);
-        return result;
-      });
+      return await withTransaction(this.db, (tx) => this.writeAll(tx, plan, writes));
     } catch (error) {
       if (error instanceof GuardFailed) return error.result;
       throw error;
     }
+  }
+
+  /** As commitInTransaction, inside the caller's transaction (underLocks): a failed guard undoes the plan's writes only. */
+  private async commitInSavepoint(tx: Sql, plan: WritePlan, writes: BatchWrites): Promise<BatchResult> {
+    await tx.query('SAVEPOINT engine_plan');
+    try {
+      const result = await this.writeAll(tx, plan, writes);
+      await tx.query('RELEASE SAVEPOINT engine_plan');
+      return result;
+    } catch (error) {
+      // Anything else (a deadlock, a lost connection) ends the caller's whole transaction.
+      if (!(error instanceof GuardFailed)) throw error;
+      await tx.query('ROLLBACK TO SAVEPOINT engine_plan');
+      return error.result;
+    }
+  }
+
+  private async writeAll(tx: Sql, plan: WritePlan, writes: BatchWrites): Promise<Extract<BatchResult, { ok: true }>> {
+    const result = await this.statements.commit(tx, writes);
+    if (!result.ok) throw new GuardFailed(result);
+    await refundPoints(tx, plan.pointsRefunds);
+    if (!(await insertConversions(tx, plan.conversions))) throw new GuardFailed({ ok: false, failed: 'vouchers' });
+    await revertConversions(tx, plan.revertedConversions);
+    settle(plan, result.vouchers);
+    await recordAuditedWrites(tx, plan.audited);
+    return result;
   }
 }
 

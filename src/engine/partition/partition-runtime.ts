@@ -6,7 +6,7 @@
 import { ProblemError } from '../../contract/problems.js';
 import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { StackOutcome, ValidationOutcome } from '../../contract/checkout.schemas.js';
-import type { Pool } from '../../platform/database.js';
+import type { Pool, Sql } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';
@@ -60,6 +60,11 @@ interface Item {
 }
 
 const COMMIT_ATTEMPTS = 6;
+/** Attempts decided on the cache before a batch decides under its vouchers' row locks (commitWrites). */
+const OPTIMISTIC_ATTEMPTS = 2;
+
+/** How an attempt of a batch's writes ended: decide again (these), written (do this after COMMIT), or every item answered. */
+type Attempt = { pending: Item[] } | { committed: () => void } | 'answered';
 /** Expired validation sessions are deleted every ~10 minutes (spread over partitions and processes), 1,000 at a time. */
 const SESSION_SWEEP_MS = 10 * 60_000;
 const SESSION_SWEEP_BATCH = 1_000;
@@ -303,6 +308,12 @@ export class PartitionRuntime {
     });
   }
 
+  /**
+   * Decides and commits the batch's writes. The first attempts are optimistic (decided on the cache, guarded in the
+   * statement); a batch whose vouchers keep changing under it (writers outside the engine: a loyalty card's points
+   * adjusted or transferred, an order returned) then decides under their row locks, read anew, so that a stream of such
+   * writes cannot starve it into a 503.
+   */
   private async commitWrites(writes: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number): Promise<void> {
     let pending = await this.replays.answer(writes);
     for (let attempt = 0; pending.length; attempt++) {
@@ -310,80 +321,113 @@ export class PartitionRuntime {
         for (const item of pending) this.refuse(item, new ProblemError('service_unavailable', 'the voucher kept changing; retry', { headers: { 'Retry-After': '1' } }));
         return;
       }
-      const now = this.now();
-      const { plan, outcomes: decided, taken, touched, campaignTaken, sessions } = planWrites(pending.map((item) => item.call as WriteCall), rollbackRows, {
-        now,
-        calendar: this.options.calendar,
-        entryOf: (workspaceId, code) => this.cache.peek(voucherKey(workspaceId, code)),
-        useOf: (entry, customer, extra, spent, reserved) => this.useOf(entry, customer, now, reserved, extra, spent),
-      });
-      const outcomes = new Map(pending.map((item, i) => [item, decided[i]]));
-      // Refusing for a used-up budget: only on figures just read (others' rollbacks give back), else read and decide again.
-      let reread = false;
-      for (const item of pending) {
-        const outcome = outcomes.get(item) as { code?: string } | undefined;
-        if ((item.call.type === 'redeem' || item.call.type === 'validate' || item.call.type === 'stack') && outcome?.code === 'campaign_budget_exhausted') {
-          for (const key of keysOf(item.call)) reread = this.budgets.verify(this.cache.peek(key)?.snapshot, now) || reread;
-        }
-      }
-      if (reread) {
-        await this.budgets.load(this.snapshotsOf(pending), now);
-        continue;
-      }
-      for (const item of pending) {
-        const { fence, fences } = item.call as FencedCall;
-        for (const f of fences ?? (fence ? [fence] : [])) plan.fences.add(`${f[0]}:${f[1]}`);
-      }
-      const reserving = sessions.added(now);
-      setPending(taken, reserving, +1);
-      this.budgets.setPending(campaignTaken, +1);
-      let result;
-      const started = performance.now();
-      const statement = !isEmpty(plan);
-      try {
-        result = statement ? await this.writer.commit(plan) : ({ ok: true, vouchers: [], usage: [] } as const);
-      } finally {
-        setPending(taken, reserving, -1);
-        this.budgets.setPending(campaignTaken, -1);
-      }
-      const commitMs = performance.now() - started;
-      this.figures.committed(pending.length, commitMs, { ok: result.ok, statement });
-      if (result.ok) {
-        if (anyTraced(pending)) {
-          const committedAt = epochMs();
-          const timing = { startedAt, commitStartedAt: committedAt - commitMs, committedAt, writes: pending.length, attempts: attempt + 1 };
-          for (const item of pending) if ((item.call as FencedCall).trace) item.timing = timing;
-        }
-        applyCommitted(touched, result.vouchers, result.usage, sessions);
-        this.budgets.applyCommitted(plan.budgets.values(), plan.rollbackIds.length > 0);
-        for (const item of pending) {
-          const outcome = outcomes.get(item)!;
-          if (outcome instanceof Error) this.refuse(item, outcome);
-          else this.answer(item, typeof outcome === 'function' ? outcome() : outcome);
-          if (item.call.type === 'redeem' || item.call.type === 'validate') this.countRefusal(item.call, outcome, now);
-          if (item.call.type === 'stack') this.countStackRefusal(item.call, outcome as StackOutcome, now);
-          if (!(outcome instanceof Error)) this.replays.remember(item.call, outcome);
-        }
+      const step =
+        attempt < OPTIMISTIC_ATTEMPTS
+          ? await this.attemptCommit(pending, rollbackRows, startedAt, attempt)
+          : await this.attemptUnderLocks(pending, rollbackRows, startedAt, attempt);
+      if (step === 'answered') return;
+      if ('committed' in step) {
+        step.committed();
         return;
       }
-      if (result.fenced) {
-        // This process no longer holds a lease the batch was decided under: nothing was written; the web thread asks
-        // the new owner. What is cached here may change under that owner, so it is read again should the lease return.
-        this.cache.markAllStale();
-        for (const item of pending) this.refuse(item, new ProblemError('service_unavailable', PARTITION_MOVED, { headers: { 'Retry-After': '1' } }));
-        return;
-      }
-      // Someone else (another partition, process or stack) got there first: reload what was stale, decide again.
-      for (const id of result.staleVouchers) this.markVoucherIdStale(pending, id);
-      for (const u of result.staleUsage) this.markVoucherIdStale(pending, u.voucherId);
-      for (const id of result.staleBudgets) this.budgets.drop(id);
-      for (const id of result.racedRollbacks) rollbackRows.delete(id);
-      if (result.racedRollbacks.length) {
-        for (const row of await loadRedemptions(this.options.db, result.racedRollbacks)) rollbackRows.set(row.id, row);
-      }
-      if (result.takenKeys.length) pending = await this.replays.answer(pending, new Set(result.takenKeys));
-      await this.loadState(pending);
+      pending = step.pending;
     }
+  }
+
+  private attemptUnderLocks(pending: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number, attempt: number): Promise<Attempt> {
+    const ids = [...new Set([...this.snapshotsOf(pending)].map((s) => s.id))];
+    return this.writer.underLocks(ids, async (tx) => {
+      for (const id of ids) this.markVoucherIdStale(pending, id);
+      await loadBatchState({ db: tx, cache: this.cache, budgets: this.budgets }, pending.map((i) => i.call), this.now());
+      return this.attemptCommit(pending, rollbackRows, startedAt, attempt, tx);
+    });
+  }
+
+  /**
+   * One decision of the pending writes and its commit. `locked`: the transaction holding their vouchers' rows, which the
+   * plan is written in; what a commit changes in memory and the answers wait for that transaction's COMMIT (`committed`).
+   */
+  private async attemptCommit(pending: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number, attempt: number, locked?: Sql): Promise<Attempt> {
+    const now = this.now();
+    const { plan, outcomes: decided, taken, touched, campaignTaken, sessions } = planWrites(pending.map((item) => item.call as WriteCall), rollbackRows, {
+      now,
+      calendar: this.options.calendar,
+      entryOf: (workspaceId, code) => this.cache.peek(voucherKey(workspaceId, code)),
+      useOf: (entry, customer, extra, spent, reserved) => this.useOf(entry, customer, now, reserved, extra, spent),
+    });
+    const outcomes = new Map(pending.map((item, i) => [item, decided[i]]));
+    // Refusing for a used-up budget: only on figures just read (others' rollbacks give back), else read and decide again.
+    let reread = false;
+    for (const item of pending) {
+      const outcome = outcomes.get(item) as { code?: string } | undefined;
+      if ((item.call.type === 'redeem' || item.call.type === 'validate' || item.call.type === 'stack') && outcome?.code === 'campaign_budget_exhausted') {
+        for (const key of keysOf(item.call)) reread = this.budgets.verify(this.cache.peek(key)?.snapshot, now) || reread;
+      }
+    }
+    if (reread) {
+      await this.budgets.load(this.snapshotsOf(pending), now);
+      return { pending };
+    }
+    for (const item of pending) {
+      const { fence, fences } = item.call as FencedCall;
+      for (const f of fences ?? (fence ? [fence] : [])) plan.fences.add(`${f[0]}:${f[1]}`);
+    }
+    const reserving = sessions.added(now);
+    setPending(taken, reserving, +1);
+    this.budgets.setPending(campaignTaken, +1);
+    let result;
+    const started = performance.now();
+    const statement = !isEmpty(plan);
+    try {
+      result = statement ? await this.writer.commit(plan, locked) : ({ ok: true, vouchers: [], usage: [] } as const);
+    } finally {
+      setPending(taken, reserving, -1);
+      this.budgets.setPending(campaignTaken, -1);
+    }
+    const commitMs = performance.now() - started;
+    this.figures.committed(pending.length, commitMs, { ok: result.ok, statement });
+    if (result.ok) {
+      const written = result;
+      return {
+        committed: () => {
+          if (anyTraced(pending)) {
+            const committedAt = epochMs();
+            const timing = { startedAt, commitStartedAt: committedAt - commitMs, committedAt, writes: pending.length, attempts: attempt + 1 };
+            for (const item of pending) if ((item.call as FencedCall).trace) item.timing = timing;
+          }
+          applyCommitted(touched, written.vouchers, written.usage, sessions);
+          this.budgets.applyCommitted(plan.budgets.values(), plan.rollbackIds.length > 0);
+          for (const item of pending) {
+            const outcome = outcomes.get(item)!;
+            if (outcome instanceof Error) this.refuse(item, outcome);
+            else this.answer(item, typeof outcome === 'function' ? outcome() : outcome);
+            if (item.call.type === 'redeem' || item.call.type === 'validate') this.countRefusal(item.call, outcome, now);
+            if (item.call.type === 'stack') this.countStackRefusal(item.call, outcome as StackOutcome, now);
+            if (!(outcome instanceof Error)) this.replays.remember(item.call, outcome);
+          }
+        },
+      };
+    }
+    if (result.fenced) {
+      // This process no longer holds a lease the batch was decided under: nothing was written; the web thread asks
+      // the new owner. What is cached here may change under that owner, so it is read again should the lease return.
+      this.cache.markAllStale();
+      for (const item of pending) this.refuse(item, new ProblemError('service_unavailable', PARTITION_MOVED, { headers: { 'Retry-After': '1' } }));
+      return 'answered';
+    }
+    // Someone else (another partition, process or stack) got there first: reload what was stale, decide again.
+    for (const id of result.staleVouchers) this.markVoucherIdStale(pending, id);
+    for (const u of result.staleUsage) this.markVoucherIdStale(pending, u.voucherId);
+    for (const id of result.staleBudgets) this.budgets.drop(id);
+    for (const id of result.racedRollbacks) rollbackRows.delete(id);
+    if (result.racedRollbacks.length) {
+      for (const row of await loadRedemptions(this.options.db, result.racedRollbacks)) rollbackRows.set(row.id, row);
+    }
+    let next = pending;
+    if (result.takenKeys.length) next = await this.replays.answer(pending, new Set(result.takenKeys));
+    // A locked attempt reads again under its own locks; an optimistic one reads now.
+    if (!locked && attempt + 1 < OPTIMISTIC_ATTEMPTS) await this.loadState(next);
+    return { pending: next };
   }
 
   private countRefusal(call: { type: string; workspaceId: string; code: string }, outcome: unknown, now: number): void {
