@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertCustomersBySourceId } from '../../src/domains/customers/customer.service.js';
-import { customerCreatedPayload, customerUpserter } from '../../src/domains/customers/index.js';
+import { checkoutCustomerFinder, customerCreatedPayload, customerUpserter } from '../../src/domains/customers/index.js';
 import { customerFactsLoader, loadCustomerFacts, type CustomerLookup } from '../../src/domains/segments/index.js';
 import { findCustomerFactsMany } from '../../src/domains/segments/segment.queries.js';
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
@@ -357,6 +357,69 @@ describe('customers at checkout', () => {
     }
     expect((await eventsOf(a.workspaceId, 'customer.created')).map((p) => p.sourceId).sort()).toEqual(['a-1', 'a-2']);
     expect((await eventsOf(b.workspaceId, 'customer.created')).map((p) => p.sourceId)).toEqual(['b-1']);
+  });
+  it('finds a turn’s returning customers and creates its new ones in one statement, each new one once with its customer.created', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const staticSegment = (await api.post('/api/v1/segments', { name: 'Picked', type: 'STATIC' })).body;
+    const known = (await api.post('/api/v1/customers', { sourceId: 'back', email: 'back@example.com', metadata: { tier: 'gold' } })).body;
+    await service.pool.query('INSERT INTO segment_members (workspace_id, segment_id, customer_id) VALUES ($1, $2, $3)', [workspaceId, staticSegment.id, known.id]);
+    const { pool, statements, oneStatementCreations, transactions } = countingPool();
+    try {
+      const find = checkoutCustomerFinder(pool);
+      const refs = [{ sourceId: 'back', metadata: { tier: 'ignored' } }, { sourceId: 'fresh-1', email: 'f1@example.com' }, { sourceId: 'fresh-1' }, { sourceId: 'fresh-2', metadata: { tier: 'silver' } }];
+      const found = await Promise.all(refs.map((ref) => find({ workspaceId, ref })));
+      expect([statements(), oneStatementCreations(), transactions()]).toEqual([1, 1, 0]);
+      // The returning one as stored, with its segments; the new ones with the first reference's fields, in no segment.
+      expect(found[0]).toMatchObject({ id: known.id, sourceId: 'back', email: 'back@example.com', metadata: { tier: 'gold' }, segments: [staticSegment.id] });
+      expect(found[1]).toMatchObject({ sourceId: 'fresh-1', email: 'f1@example.com', metadata: {}, segments: [] });
+      expect(found[2]).toEqual(found[1]);
+      expect(found[3]).toMatchObject({ sourceId: 'fresh-2', email: null, metadata: { tier: 'silver' }, segments: [] });
+      for (const f of found) expect((await api.get(`/api/v1/customers/${f!.id}`)).body).toMatchObject({ sourceId: f!.sourceId, email: f!.email });
+      // A turn of returning customers only: one statement, nothing written.
+      expect((await find({ workspaceId, ref: { sourceId: 'fresh-2' } }))!.id).toBe(found[3]!.id);
+      expect(statements()).toBe(2);
+    } finally {
+      await pool.end();
+    }
+    expect((await eventsOf(workspaceId, 'customer.created')).map((p) => p.sourceId).sort()).toEqual(['back', 'fresh-1', 'fresh-2']);
+  });
+
+  it('leaves to the transaction what its one statement cannot answer: a creation in a workspace with AUTO segments, a sourceId being created elsewhere', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    await api.post('/api/v1/customers', { sourceId: 'regular' });
+    const { pool, statements } = countingPool();
+    const holder = await service.pool.connect();
+    try {
+      const find = checkoutCustomerFinder(pool);
+      // Another transaction is inserting 'racing' (uncommitted): the statement waits on it, then neither finds nor creates it.
+      await holder.query('BEGIN');
+      await holder.query(`INSERT INTO customers (workspace_id, id, source_id) VALUES ($1, $2, 'racing')`, [workspaceId, randomUUID()]);
+      const both = Promise.all([find({ workspaceId, ref: { sourceId: 'racing' } }), find({ workspaceId, ref: { sourceId: 'beside' } })]);
+      await until(async () => (await service.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n >= 1, 5_000, 'the statement waiting on the insert');
+      await holder.query('COMMIT');
+      const [racing, beside] = await both;
+      expect(racing).toBeUndefined();
+      expect(beside).toMatchObject({ sourceId: 'beside', segments: [] });
+
+      // With an AUTO segment: returning customers are still answered; a turn that would create is undone and answered
+      // undefined, and the workspace's next turns are left to the transaction without a statement.
+      await api.post('/api/v1/segments', { name: 'Gold', type: 'AUTO', conditions: { field: 'customer.metadata.tier', op: 'eq', value: 'gold' } });
+      expect(await find({ workspaceId, ref: { sourceId: 'regular' } })).toMatchObject({ sourceId: 'regular' });
+      const before = statements();
+      expect(await Promise.all([find({ workspaceId, ref: { sourceId: 'regular' } }), find({ workspaceId, ref: { sourceId: 'gold-1', metadata: { tier: 'gold' } } })])).toEqual([undefined, undefined]);
+      expect(await find({ workspaceId, ref: { sourceId: 'gold-2' } })).toBeUndefined();
+      expect(statements()).toBe(before + 1);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      await pool.end();
+    }
+    expect((await service.pool.query(`SELECT source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id`, [workspaceId])).rows.map((r) => r.source_id)).toEqual(['beside', 'racing', 'regular']);
+    // A redemption naming a new customer there is still created in the transaction, in the AUTO segment its metadata earns.
+    const v = (await api.post('/api/v1/vouchers', { type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' })).body;
+    expect((await api.post(`/api/v1/vouchers/${v.code}/redemption`, { order: { amount: 1_000, currency: 'EUR' }, customer: { sourceId: 'gold-3', metadata: { tier: 'gold' } } })).body.ok).toBe(true);
+    const { rows } = await service.pool.query(`SELECT c.source_id FROM segment_members m JOIN customers c ON c.id = m.customer_id WHERE m.workspace_id = $1`, [workspaceId]);
+    expect(rows.map((r) => r.source_id)).toEqual(['gold-3']);
   });
 });
 

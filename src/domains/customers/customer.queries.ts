@@ -5,7 +5,8 @@ import { presentFields } from '../../platform/partial-update.js';
 import { keysetPage } from '../../platform/pagination.js';
 import { uuidv7 } from '../../platform/ids.js';
 import { outboxInsertOf } from '../events/index.js';
-import { isAutoSegmentsFound, noAutoSegmentsCheck } from '../segments/index.js';
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
+import { customerFactsBySourceIdSql, isAutoSegmentsFound, noAutoSegmentsCheck, toCustomerFacts, type CustomerFactsRow } from '../segments/index.js';
 import type { CreateCustomerBody, Customer, ListCustomersQuery, UpdateCustomerBody } from './customer.schemas.js';
 
 const COLUMNS = 'id, source_id, email, name, metadata, created_at, updated_at';
@@ -119,6 +120,59 @@ export async function createCustomersWithoutSegments(
       fields.map(() => uuidv7()),
     ]);
     return rows.map(toCustomer);
+  } catch (error) {
+    if (isAutoSegmentsFound(error)) return undefined;
+    throw error;
+  }
+}
+
+// One statement for the customers checkouts name by sourceId: those found are read with their segments (as a facts
+// lookup reads them), the others inserted with their customer.created events; the AUTO-segments check runs only when
+// it creates any (a returning customer needs none).
+const FIND_OR_CREATE = `WITH k AS (
+  SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::uuid[]) WITH ORDINALITY AS k(id, source_id, email, name, metadata, event_id, i)
+), found AS (
+  SELECT k.i, f.* FROM k CROSS JOIN LATERAL (${customerFactsBySourceIdSql('$1', 'k.source_id')}) f
+), created AS (
+  INSERT INTO customers (workspace_id, id, source_id, email, name, metadata)
+  SELECT $1, k.id, k.source_id, k.email, k.name, k.metadata FROM k WHERE NOT EXISTS (SELECT 1 FROM found WHERE found.i = k.i)
+  ORDER BY k.source_id
+  ON CONFLICT (workspace_id, source_id) DO NOTHING RETURNING id, source_id, email, name, metadata, created_at
+), announced AS (
+  ${outboxInsertOf(`SELECT k.event_id, $1, 'customer.created', jsonb_strip_nulls(jsonb_build_object('customerId', c.id, 'sourceId', c.source_id, 'email', c.email))
+  FROM created c JOIN k ON k.id = c.id
+  ORDER BY k.event_id`)}
+), checked AS MATERIALIZED (SELECT CASE WHEN EXISTS (SELECT 1 FROM created) THEN ${noAutoSegmentsCheck('$1')} ELSE true END AS ok)
+SELECT f.i, f.id, f.source_id, f.email, f.name, f.metadata, f.created_at, f.segments, false AS created FROM found f
+UNION ALL
+SELECT k.i, c.id, c.source_id, c.email, c.name, c.metadata, c.created_at, '{}'::uuid[], true FROM created c JOIN k ON k.id = c.id, checked WHERE checked.ok`;
+
+/** A customer a checkout names by sourceId, as findOrCreateCustomerFacts answers: its facts, and whether it is new. */
+export interface FoundOrCreated {
+  facts: CustomerFacts;
+  created: boolean;
+}
+
+/**
+ * For customers named by sourceId (distinct), in one statement of its own: the facts of each (fields, metadata, every
+ * segment it is in), found, or created with its customer.created event when absent (in no segment). Only for a
+ * workspace without AUTO segments when any is created: undefined then, nothing written. A sourceId that another
+ * transaction was creating meanwhile is neither found nor created: undefined at its place.
+ */
+export async function findOrCreateCustomerFacts(
+  db: Sql,
+  workspaceId: string,
+  fields: readonly (CreateCustomerBody & { sourceId: string })[],
+): Promise<Array<FoundOrCreated | undefined> | undefined> {
+  try {
+    const { rows } = await preparedQuery<CustomerFactsRow & { i: string; created: boolean }>(db, 'customers.find-or-create', FIND_OR_CREATE, [
+      workspaceId,
+      ...newCustomerColumns(fields),
+      fields.map(() => uuidv7()),
+    ]);
+    const answers: Array<FoundOrCreated | undefined> = new Array(fields.length).fill(undefined);
+    for (const row of rows) answers[Number(row.i) - 1] = { facts: toCustomerFacts(row), created: row.created };
+    return answers;
   } catch (error) {
     if (isAutoSegmentsFound(error)) return undefined;
     throw error;

@@ -1,6 +1,7 @@
 // Customer use cases: create/update/delete in their operation's unit of work (sourceId conflict mapped to 409,
 // customer.created written in the creating transaction), and upsertCustomer() for redemptions. Every create and
 // update re-evaluates the workspace's AUTO segments for the customer in the same transaction.
+import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { UnitOfWork } from '../../contract/handler.js';
 import { invalidField, problem } from '../../contract/problems.js';
@@ -15,6 +16,7 @@ import {
   findCustomerByEmail,
   findCustomerBySourceId,
   findCustomersBySourceIds,
+  findOrCreateCustomerFacts,
   insertCustomer,
   insertCustomerIfAbsent,
   insertCustomersIfAbsent,
@@ -228,6 +230,46 @@ export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<
       const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
       return customer && { customer };
     },
+    { inFlight: CHECKOUT_UPSERTS_IN_FLIGHT },
+  );
+}
+
+/**
+ * The customers checkouts name by sourceId, found or created in one statement (findOrCreateCustomerFacts) for all the
+ * references of an event-loop turn, workspace by workspace, one batch out at once (as creations, CHECKOUT_UPSERTS_IN_FLIGHT):
+ * a returning customer's facts, or a new one made with its customer.created event, in one round trip where a lookup
+ * then a creation took two. Undefined where this cannot answer, and the caller looks up and upserts as before
+ * (customerUpserter): a workspace with AUTO segments that creates (remembered for a few seconds, so that its
+ * references go there at once), or a customer another request was creating meanwhile. One per pool.
+ */
+export function checkoutCustomerFinder(db: Pool): (upsert: CustomerUpsert) => Promise<CustomerFacts | undefined> {
+  const withAutoSegments = new Map<string, number>();
+
+  async function ofWorkspace(workspaceId: string, upserts: readonly CustomerUpsert[]): Promise<Array<CustomerFacts | undefined>> {
+    if ((withAutoSegments.get(workspaceId) ?? 0) > Date.now()) return upserts.map(() => undefined);
+    const refs = [...firstBySourceId(upserts.map((u) => u.ref)).values()];
+    const answers = await findOrCreateCustomerFacts(db, workspaceId, refs);
+    if (!answers) {
+      if (withAutoSegments.size > 10_000) withAutoSegments.clear();
+      withAutoSegments.set(workspaceId, Date.now() + AUTO_SEGMENTS_KEPT_MS);
+      return upserts.map(() => undefined);
+    }
+    const bySourceId = new Map(refs.map((ref, i) => [ref.sourceId, answers[i]?.facts]));
+    return upserts.map((u) => bySourceId.get(u.ref.sourceId));
+  }
+
+  return turnBatched(
+    async (upserts) => {
+      const answers = new Map<CustomerUpsert, CustomerFacts | undefined>();
+      await Promise.all(
+        [...new Set(upserts.map((u) => u.workspaceId))].map(async (workspaceId) => {
+          const theirs = upserts.filter((u) => u.workspaceId === workspaceId);
+          (await ofWorkspace(workspaceId, theirs)).forEach((answer, i) => answers.set(theirs[i]!, answer));
+        }),
+      );
+      return upserts.map((u) => answers.get(u));
+    },
+    async (upsert) => (await ofWorkspace(upsert.workspaceId, [upsert]))[0],
     { inFlight: CHECKOUT_UPSERTS_IN_FLIGHT },
   );
 }

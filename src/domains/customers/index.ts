@@ -1,6 +1,7 @@
 // The customers domain's public surface: its contract and handlers, upsertCustomer() in a transaction and
-// customerUpserter() for checkouts (the new customers of an event-loop turn in one transaction).
+// for checkouts checkoutCustomerFinder() (the customers an event-loop turn names by sourceId, found or created in one
+// statement) and customerUpserter() (what it cannot answer: new customers of a turn in one transaction).
 export { customerContract } from './customer.contract.js';
 export { customerHandlers } from './customer.handlers.js';
-export { customerCreatedPayload, customerUpserter, findCustomerReference, requireCustomer, upsertCustomer } from './customer.service.js';
+export { checkoutCustomerFinder, customerCreatedPayload, customerUpserter, findCustomerReference, requireCustomer, upsertCustomer } from './customer.service.js';
 export { Customer } from './customer.schemas.js';

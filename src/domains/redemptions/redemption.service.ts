@@ -4,7 +4,7 @@ import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse } from '../../contract/engine-port.js';
 import type { CheckoutCustomers, StackLimits } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
-import { customerUpserter } from '../customers/index.js';
+import { checkoutCustomerFinder, customerUpserter } from '../customers/index.js';
 import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import { customerFactsLoader } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
@@ -12,12 +12,15 @@ import { findStackLimit } from './redemption.queries.js';
 const NO_CUSTOMER: CustomerUse = { id: null, given: false };
 
 /**
- * The customers checkouts name (see CheckoutCustomers), made once per service at composition. The common case, a
- * returning customer, is one indexed read (with its segments); a new one is created in a transaction. Both are shared
- * with the other requests of the event-loop turn.
+ * The customers checkouts name (see CheckoutCustomers), made once per service at composition. A redemption's customer
+ * named by sourceId is found or created in one statement shared with the other requests of the event-loop turn
+ * (checkoutCustomerFinder); one by id or email is one indexed read (with its segments), and so is a preview's. Where
+ * the one statement cannot answer (AUTO segments, a creation racing), the customer is read, then created in a
+ * transaction.
  */
 export function checkoutCustomers(db: Pool): CheckoutCustomers {
   const facts = customerFactsLoader(db);
+  const findOrCreate = checkoutCustomerFinder(db);
   const upsert = customerUpserter(db);
   return {
     async preview(workspaceId, ref) {
@@ -25,6 +28,11 @@ export function checkoutCustomers(db: Pool): CheckoutCustomers {
     },
     async redeeming(workspaceId, ref) {
       if (!ref) return NO_CUSTOMER;
+      // By sourceId: found or created in one round trip; where that cannot answer, looked up then upserted.
+      if (ref.id === undefined && ref.sourceId !== undefined) {
+        const customer = await findOrCreate({ workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
+        if (customer) return known(customer);
+      }
       const found = await facts({ workspaceId, ref });
       if (found || ref.id !== undefined || ref.sourceId === undefined) return previewCustomer(ref, found);
       const upserted = await upsert({ workspaceId, ref: { ...ref, sourceId: ref.sourceId } });

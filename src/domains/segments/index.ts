@@ -6,7 +6,7 @@ import { turnBatched } from '../../platform/turn-batches.js';
 import type { CustomerFacts } from '../../checkout/condition.rules.js';
 import { findCustomerFacts, findCustomerFactsMany, type CustomerFactsLookup, type CustomerLookup } from './segment.queries.js';
 
-export { customerFactsSelect, isAutoSegmentsFound, noAutoSegmentsCheck, toCustomerFacts, type CustomerFactsLookup, type CustomerFactsRow, type CustomerLookup } from './segment.queries.js';
+export { customerFactsBySourceIdSql, customerFactsSelect, isAutoSegmentsFound, noAutoSegmentsCheck, toCustomerFacts, type CustomerFactsLookup, type CustomerFactsRow, type CustomerLookup } from './segment.queries.js';
 
 export { segmentContract } from './segment.contract.js';
 export { segmentHandlers } from './segment.handlers.js';

@@ -244,6 +244,14 @@ export function customerFactsSelect(ref: CustomerLookup): { sql: string; value: 
   return { sql, value: found[1], by: found[2] };
 }
 
+/**
+ * customerFactsSelect by sourceId with SQL expressions for the workspace and the sourceId (a LATERAL subquery of a
+ * statement that reads many, e.g. the checkout's find-or-create of customers).
+ */
+export function customerFactsBySourceIdSql(workspace: string, sourceId: string): string {
+  return `${FACTS_FROM} WHERE c.workspace_id = ${workspace} AND c.source_id = ${sourceId} ORDER BY c.created_at LIMIT 1`;
+}
+
 // A named prepared statement per kind of lookup: every checkout with a customer reads it, so it is planned once per
 // connection rather than at every call.
 export async function findCustomerFacts(db: Sql, workspaceId: string, ref: CustomerLookup): Promise<CustomerFacts | undefined> {
