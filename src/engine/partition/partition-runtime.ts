@@ -81,6 +81,8 @@ export class PartitionRuntime {
   private readonly budgets: BudgetStates;
   private readonly refusals: RefusalCounts;
   private readonly writer: PlanWriter;
+  /** The end of the last locked attempt (attemptUnderLocks): the next one starts after it. */
+  private lockedAttempts: Promise<unknown> = Promise.resolve();
   private readonly now: () => number;
 
   constructor(private readonly options: PartitionOptions) {
@@ -334,13 +336,22 @@ export class PartitionRuntime {
     }
   }
 
+  /**
+   * One at a time per partition: the transaction holds a connection while the attempt reads a few things beside it
+   * (budgets, keys, rollbacks) through the pool, so batches in flight (ENGINE_BATCHES_IN_FLIGHT, up to 16, on a pool
+   * of 4) must not all hold one and wait for another.
+   */
   private attemptUnderLocks(pending: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number, attempt: number): Promise<Attempt> {
     const ids = [...new Set([...this.snapshotsOf(pending)].map((s) => s.id))];
-    return this.writer.underLocks(ids, async (tx) => {
-      for (const id of ids) this.markVoucherIdStale(pending, id);
-      await loadBatchState({ db: tx, cache: this.cache, budgets: this.budgets }, pending.map((i) => i.call), this.now());
-      return this.attemptCommit(pending, rollbackRows, startedAt, attempt, tx);
-    });
+    const run = this.lockedAttempts.then(() =>
+      this.writer.underLocks(ids, async (tx) => {
+        for (const id of ids) this.markVoucherIdStale(pending, id);
+        await loadBatchState({ db: tx, cache: this.cache, budgets: this.budgets }, pending.map((i) => i.call), this.now());
+        return this.attemptCommit(pending, rollbackRows, startedAt, attempt, tx);
+      }),
+    );
+    this.lockedAttempts = run.catch(() => undefined);
+    return run;
   }
 
   /**
