@@ -12,6 +12,7 @@ import { findCustomerFactsMany } from '../../src/domains/segments/segment.querie
 import { createPool, withTransaction, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { lockWaiters } from '../support/row-lock.js';
 import { until } from '../support/until.js';
 
 let service: TestService;
@@ -395,7 +396,7 @@ describe('customers at checkout', () => {
       await holder.query('BEGIN');
       await holder.query(`INSERT INTO customers (workspace_id, id, source_id) VALUES ($1, $2, 'racing')`, [workspaceId, randomUUID()]);
       const both = Promise.all([find({ workspaceId, ref: { sourceId: 'racing' } }), find({ workspaceId, ref: { sourceId: 'beside' } })]);
-      await until(async () => (await service.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0]!.n >= 1, 5_000, 'the statement waiting on the insert');
+      await until(async () => (await lockWaiters(service.pool)) >= 1, 5_000, 'the statement waiting on the insert');
       await holder.query('COMMIT');
       const [racing, beside] = await both;
       expect(racing).toBeUndefined();

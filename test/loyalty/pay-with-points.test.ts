@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../support/api-client.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { lockWaiters } from '../support/row-lock.js';
 import { until } from '../support/until.js';
 import { addPoints, createCustomer, expectLedgerMatchesCaches, joinMember, member, transactions } from './support.js';
 
@@ -148,15 +149,7 @@ describe('pay with points', () => {
     const writers = Array.from({ length: 9 }, () => new pg.Client({ connectionString: service.db.url }));
     await Promise.all([monitor, ...writers].map((c) => c.connect()));
     const pids = writers.map((w) => (w as unknown as { processID: number }).processID);
-    const lockWaiting = async (which: 'others' | number) =>
-      Number(
-        (
-          await monitor.query(
-            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND ${which === 'others' ? 'NOT (pid = ANY($1::int[]))' : 'pid = ANY($1::int[])'}`,
-            [which === 'others' ? pids : [pids[which]]],
-          )
-        ).rows[0].n,
-      );
+    const lockWaiting = (which: 'others' | number) => lockWaiters(monitor, which === 'others' ? { except: pids } : { only: [pids[which]!] });
     let made = 0;
     const debitAndHold = async (w: pg.Client) => {
       await w.query('BEGIN');

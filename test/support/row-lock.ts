@@ -12,12 +12,24 @@ export interface HeldRowLock {
   end(): Promise<void>;
 }
 
+/**
+ * How many backends of the database `db` reads wait on a lock: all of them, only those of the process ids `only`, or
+ * all but those of `except`.
+ */
+export async function lockWaiters(db: { query: pg.Client['query'] }, pids: { only?: number[]; except?: number[] } = {}): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+        AND ($1::int[] IS NULL OR pid = ANY($1::int[])) AND ($2::int[] IS NULL OR NOT (pid = ANY($2::int[])))`,
+    [pids.only ?? null, pids.except ?? null],
+  );
+  return rows[0].n;
+}
+
 /** Locks `table`'s row `id` FOR UPDATE on a connection of its own to `url`, until release(). */
 export async function holdRowLock(url: string, table: string, id: string): Promise<HeldRowLock> {
   const holder = new pg.Client({ connectionString: url });
   await holder.connect();
-  const waiters = async () =>
-    Number((await holder.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n);
+  const waiters = () => lockWaiters(holder);
   try {
     await holder.query('BEGIN');
     await holder.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);

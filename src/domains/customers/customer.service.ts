@@ -188,6 +188,35 @@ const CHECKOUT_UPSERTS_IN_FLIGHT = 1;
 /** How long a workspace found to have AUTO segments has its new customers created in a transaction straight away. */
 const AUTO_SEGMENTS_KEPT_MS = 5_000;
 
+/** The workspaces a checkout's one-statement creation found to have AUTO segments, each for AUTO_SEGMENTS_KEPT_MS. */
+class AutoSegmentsMemory {
+  private readonly until = new Map<string, number>();
+
+  has(workspaceId: string): boolean {
+    return (this.until.get(workspaceId) ?? 0) > Date.now();
+  }
+
+  remember(workspaceId: string): void {
+    if (this.until.size > 10_000) this.until.clear();
+    this.until.set(workspaceId, Date.now() + AUTO_SEGMENTS_KEPT_MS);
+  }
+}
+
+/** A turn's upserts answered workspace by workspace (at once), each answer at its upsert's place. */
+async function workspaceByWorkspace<V>(
+  upserts: readonly CustomerUpsert[],
+  ofWorkspace: (workspaceId: string, theirs: readonly CustomerUpsert[]) => Promise<V[]>,
+): Promise<V[]> {
+  const answers = new Map<CustomerUpsert, V>();
+  await Promise.all(
+    [...new Set(upserts.map((u) => u.workspaceId))].map(async (workspaceId) => {
+      const theirs = upserts.filter((u) => u.workspaceId === workspaceId);
+      (await ofWorkspace(workspaceId, theirs)).forEach((answer, i) => answers.set(theirs[i]!, answer));
+    }),
+  );
+  return upserts.map((u) => answers.get(u)!);
+}
+
 /**
  * upsertCustomer by sourceId for checkouts: the upserts asked for in one event-loop turn go together, workspace by
  * workspace. A workspace without AUTO segments (the common case) has its new customers created in one statement with
@@ -196,15 +225,14 @@ const AUTO_SEGMENTS_KEPT_MS = 5_000;
  * batch fail, each upsert is tried in a transaction of its own. One per pool.
  */
 export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<UpsertedCustomer | undefined> {
-  const withAutoSegments = new Map<string, number>();
+  const withAutoSegments = new AutoSegmentsMemory();
   const inTransaction = (upserts: readonly CustomerUpsert[]) => withTransaction(db, (tx) => upsertCustomersBySourceId(tx, upserts));
 
   async function ofWorkspace(workspaceId: string, upserts: readonly CustomerUpsert[]): Promise<UpsertedCustomer[]> {
-    if ((withAutoSegments.get(workspaceId) ?? 0) > Date.now()) return inTransaction(upserts);
+    if (withAutoSegments.has(workspaceId)) return inTransaction(upserts);
     const created = await createCustomersWithoutSegments(db, workspaceId, [...firstBySourceId(upserts.map((u) => u.ref)).values()]);
     if (!created) {
-      if (withAutoSegments.size > 10_000) withAutoSegments.clear();
-      withAutoSegments.set(workspaceId, Date.now() + AUTO_SEGMENTS_KEPT_MS);
+      withAutoSegments.remember(workspaceId);
       return inTransaction(upserts);
     }
     // No AUTO segment, and nothing else can have put a customer created just now in a segment: it is in none.
@@ -216,16 +244,7 @@ export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<
   }
 
   return turnBatched(
-    async (upserts) => {
-      const answers = new Map<CustomerUpsert, UpsertedCustomer>();
-      await Promise.all(
-        [...new Set(upserts.map((u) => u.workspaceId))].map(async (workspaceId) => {
-          const theirs = upserts.filter((u) => u.workspaceId === workspaceId);
-          (await ofWorkspace(workspaceId, theirs)).forEach((answer, i) => answers.set(theirs[i]!, answer));
-        }),
-      );
-      return upserts.map((u) => answers.get(u)!);
-    },
+    (upserts) => workspaceByWorkspace(upserts, ofWorkspace),
     async ({ workspaceId, ref }) => {
       const customer = await withTransaction(db, (tx) => upsertCustomer(tx, workspaceId, ref));
       return customer && { customer };
@@ -243,15 +262,14 @@ export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<
  * references go there at once), or a customer another request was creating meanwhile. One per pool.
  */
 export function checkoutCustomerFinder(db: Pool): (upsert: CustomerUpsert) => Promise<CustomerFacts | undefined> {
-  const withAutoSegments = new Map<string, number>();
+  const withAutoSegments = new AutoSegmentsMemory();
 
   async function ofWorkspace(workspaceId: string, upserts: readonly CustomerUpsert[]): Promise<Array<CustomerFacts | undefined>> {
-    if ((withAutoSegments.get(workspaceId) ?? 0) > Date.now()) return upserts.map(() => undefined);
+    if (withAutoSegments.has(workspaceId)) return upserts.map(() => undefined);
     const refs = [...firstBySourceId(upserts.map((u) => u.ref)).values()];
     const answers = await findOrCreateCustomerFacts(db, workspaceId, refs);
     if (!answers) {
-      if (withAutoSegments.size > 10_000) withAutoSegments.clear();
-      withAutoSegments.set(workspaceId, Date.now() + AUTO_SEGMENTS_KEPT_MS);
+      withAutoSegments.remember(workspaceId);
       return upserts.map(() => undefined);
     }
     const bySourceId = new Map(refs.map((ref, i) => [ref.sourceId, answers[i]?.facts]));
@@ -259,16 +277,7 @@ export function checkoutCustomerFinder(db: Pool): (upsert: CustomerUpsert) => Pr
   }
 
   return turnBatched(
-    async (upserts) => {
-      const answers = new Map<CustomerUpsert, CustomerFacts | undefined>();
-      await Promise.all(
-        [...new Set(upserts.map((u) => u.workspaceId))].map(async (workspaceId) => {
-          const theirs = upserts.filter((u) => u.workspaceId === workspaceId);
-          (await ofWorkspace(workspaceId, theirs)).forEach((answer, i) => answers.set(theirs[i]!, answer));
-        }),
-      );
-      return upserts.map((u) => answers.get(u));
-    },
+    (upserts) => workspaceByWorkspace(upserts, ofWorkspace),
     async (upsert) => (await ofWorkspace(upsert.workspaceId, [upsert]))[0],
     { inFlight: CHECKOUT_UPSERTS_IN_FLIGHT },
   );

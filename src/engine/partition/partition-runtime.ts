@@ -7,6 +7,7 @@ import { ProblemError } from '../../contract/problems.js';
 import { readsCustomerUses, validationOutcome, type Reserved, type UseContext, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import type { StackOutcome, ValidationOutcome } from '../../contract/checkout.schemas.js';
 import type { Pool, Sql } from '../../platform/database.js';
+import { KeyedQueue } from '../../platform/keyed-queue.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import { PARTITION_MOVED, type CustomerUse, type FencedCall, type PartitionCall, type Refused, type SnapshotEntry } from '../messages.js';
@@ -81,8 +82,8 @@ export class PartitionRuntime {
   private readonly budgets: BudgetStates;
   private readonly refusals: RefusalCounts;
   private readonly writer: PlanWriter;
-  /** The end of the last locked attempt (attemptUnderLocks): the next one starts after it. */
-  private lockedAttempts: Promise<unknown> = Promise.resolve();
+  /** Locked attempts (attemptUnderLocks), one at a time. */
+  private readonly lockedAttempts = new KeyedQueue();
   private readonly now: () => number;
 
   constructor(private readonly options: PartitionOptions) {
@@ -343,15 +344,13 @@ export class PartitionRuntime {
    */
   private attemptUnderLocks(pending: Item[], rollbackRows: Map<string, StoredRedemption>, startedAt: number, attempt: number): Promise<Attempt> {
     const ids = [...new Set([...this.snapshotsOf(pending)].map((s) => s.id))];
-    const run = this.lockedAttempts.then(() =>
+    return this.lockedAttempts.run('locked', () =>
       this.writer.underLocks(ids, async (tx) => {
-        for (const id of ids) this.markVoucherIdStale(pending, id);
+        for (const item of pending) for (const key of keysOf(item.call)) this.cache.markStale(key);
         await loadBatchState({ db: tx, cache: this.cache, budgets: this.budgets }, pending.map((i) => i.call), this.now());
         return this.attemptCommit(pending, rollbackRows, startedAt, attempt, tx);
       }),
     );
-    this.lockedAttempts = run.catch(() => undefined);
-    return run;
   }
 
   /**
