@@ -132,7 +132,13 @@ export async function figures(pool: Pool, placed: PlacedOrder, shop: Shop) {
   ).rows.map((v) => ({ ...v, code: v.code === placed.memberCode ? 'MEMBER' : v.code }));
   const giftLedger = (await pool.query(`SELECT coalesce(sum(e.amount), 0)::bigint AS sum FROM gift_ledger_entries e JOIN vouchers v ON v.id = e.voucher_id WHERE v.code = $1`, [shop.giftCode])).rows[0].sum;
   const conversions = (await pool.query('SELECT status FROM referral_conversions WHERE referee_customer_id = $1', [placed.customerId])).rows;
-  const uses = (await pool.query('SELECT voucher_id, uses FROM voucher_customer_uses WHERE customer_id = $1 ORDER BY voucher_id', [placed.customerId])).rows;
+  // The customer's uses of each voucher it redeemed: its redemptions of it not rolled back (as the engine counts them).
+  const uses = (
+    await pool.query(
+      `SELECT voucher_id, count(*) FILTER (WHERE status = 'SUCCEEDED')::int AS uses FROM redemptions WHERE customer_id = $1 GROUP BY voucher_id ORDER BY voucher_id`,
+      [placed.customerId],
+    )
+  ).rows;
   return { order, redemptions, vouchers, giftLedger: Number(giftLedger), conversions, uses };
 }
 

@@ -1,4 +1,4 @@
-// The engine's lookups in tables that grow under load (idempotency keys, per-customer uses, redemptions to roll back,
+// The engine's lookups in tables that grow under load (idempotency keys, per-customer uses counted from redemptions, redemptions to roll back,
 // and the redemptions a points debit updates) read the rows asked for, however much the table grew since the connection first ran them; and a partition does not
 // look keys up before a batch (the statement's key guard finds a used one). On a real PostgreSQL and a real service.
 import { randomUUID } from 'node:crypto';
@@ -50,13 +50,15 @@ describe('the engine\'s lookups and idempotency keys', () => {
           },
         },
         {
-          table: 'voucher_customer_uses',
-          look: (n: number) => loadCustomerUses(client, Array.from({ length: n }, () => ({ voucherId: voucher, customerId: randomUUID() }))),
-          grow: `INSERT INTO voucher_customer_uses (workspace_id, voucher_id, customer_id, uses) SELECT $1, $2, gen_random_uuid(), 1 FROM generate_series(1, 5000)`,
+          // A customer's uses are counted from its redemptions of the voucher (the index by customer).
+          table: 'redemptions',
+          look: (n: number) => loadCustomerUses(client, Array.from({ length: n }, () => ({ workspaceId: ws, voucherId: voucher, customerId: randomUUID() }))),
+          grow: `INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, amount, kind, customer_id, status, metadata, created_at)
+                 SELECT $1, gen_random_uuid(), $2, 'LOOKUPS', 1, 'DISCOUNT', gen_random_uuid(), 'SUCCEEDED', '{}', now() FROM generate_series(1, 5000)`,
           params: [ws, voucher],
           ask: async () => {
-            const uses = (await client.query<{ customer_id: string }>(`SELECT customer_id FROM voucher_customer_uses WHERE voucher_id = $1 LIMIT 10`, [voucher])).rows;
-            return { lookup: () => loadCustomerUses(client, uses.map((r) => ({ voucherId: voucher, customerId: r.customer_id }))) };
+            const uses = (await client.query<{ customer_id: string }>(`SELECT customer_id FROM redemptions WHERE voucher_id = $1 AND customer_id IS NOT NULL LIMIT 10`, [voucher])).rows;
+            return { lookup: () => loadCustomerUses(client, uses.map((r) => ({ workspaceId: ws, voucherId: voucher, customerId: r.customer_id }))) };
           },
         },
         {

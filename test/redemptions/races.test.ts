@@ -114,7 +114,7 @@ describe.each([
     expect(customers.rows[0].n).toBe(1);
   });
 
-  it('a per-customer limit set after redemptions counts them, and a rollback gives a use back', async () => {
+  it('a per-customer limit set after redemptions counts them, a rollback gives a use back, and the commit guard counts stored redemptions', async () => {
     const [a, b] = clients();
     const v = await voucher({});
     const [one, two] = [{ sourceId: `early-${randomUUID()}` }, { sourceId: `early-${randomUUID()}` }];
@@ -131,12 +131,24 @@ describe.each([
     expect(await race(two)).toBe(3);
     expect((await api.post(`/api/v1/redemptions/${mine[0]}/rollback`, {})).body.ok).toBe(true);
     expect(await race(one)).toBe(1);
+    // A redemption stored behind the engine's back (as another writer's would be): the partitions' counts say 3 of 4
+    // for a fresh customer, the commit's guard counts 4 and refuses; the count is read again and the answer is a refusal.
+    const three = { sourceId: `early-${randomUUID()}` };
+    for (let i = 0; i < 3; i++) expect((await redeem(a!, v.code, { order, customer: three })).body.ok).toBe(true);
+    await service.pool.query(
+      `INSERT INTO redemptions (workspace_id, id, voucher_id, voucher_code, amount, kind, customer_id, status)
+       SELECT workspace_id, gen_random_uuid(), voucher_id, voucher_code, amount, kind, customer_id, 'SUCCEEDED' FROM redemptions
+        WHERE voucher_id = $1 AND customer_id = (SELECT id FROM customers WHERE source_id = $2) LIMIT 1`,
+      [v.id, three.sourceId],
+    );
+    const refused = await redeem(a!, v.code, { order, customer: three });
+    expect(refused.body).toMatchObject({ ok: false, code: 'per_user_redemption_limit_reached' });
     const stored = await service.pool.query<{ customer: string; n: number }>(
       `SELECT c.source_id AS customer, count(*)::int AS n FROM redemptions r JOIN customers c ON c.id = r.customer_id
         WHERE r.voucher_id = $1 AND r.status = 'SUCCEEDED' GROUP BY 1`,
       [v.id],
     );
-    expect(Object.fromEntries(stored.rows.map((r) => [r.customer, r.n]))).toEqual({ [one.sourceId]: 4, [two.sourceId]: 4 });
+    expect(Object.fromEntries(stored.rows.map((r) => [r.customer, r.n]))).toEqual({ [one.sourceId]: 4, [two.sourceId]: 4, [three.sourceId]: 4 });
   });
 
   it('20 concurrent requests with one idempotency key execute once', async () => {

@@ -17,7 +17,7 @@ import { runHotPath } from './hot-path-writes.js';
 
 /** The distributed tables one redemption, rollback, gift card and stack must write (all in the request's workspace). */
 const HOT_PATH_TABLES = [
-  'vouchers', 'campaigns', 'customers', 'redemptions', 'redemption_rollbacks', 'gift_ledger_entries', 'voucher_customer_uses',
+  'vouchers', 'campaigns', 'customers', 'redemptions', 'redemption_rollbacks', 'gift_ledger_entries',
   'voucher_sessions', 'idempotency_keys', 'campaign_budget_usage', 'events', 'redemption_rollups', 'audit_entries',
 ];
 
@@ -96,7 +96,6 @@ describe('the hot path keeps each request in its workspace (co-location)', () =>
     only(await q('SELECT workspace_id AS w, count(*)::int AS n FROM gift_ledger_entries WHERE voucher_id = $1 GROUP BY 1', [run.giftCardId]), 3);
     only(await q(`SELECT workspace_id AS w, count(*)::int AS n FROM idempotency_keys
                    WHERE key LIKE ANY (SELECT '%' || k || '%' FROM unnest($1::text[]) k) GROUP BY 1`, [run.idempotencyKeys]), 3);
-    only(await q('SELECT workspace_id AS w, count(*)::int AS n FROM voucher_customer_uses WHERE voucher_id = ANY($1) GROUP BY 1', [run.voucherIds]), 3);
     only(await q('SELECT workspace_id AS w, count(*)::int AS n FROM voucher_sessions WHERE voucher_id = ANY($1) GROUP BY 1', [run.voucherIds]), 1);
     only(await q('SELECT workspace_id AS w, count(*)::int AS n FROM campaign_budget_usage WHERE campaign_id = $1 GROUP BY 1', [run.campaignId]), 1);
     only(await q('SELECT workspace_id AS w, count(*)::int AS n FROM customers WHERE source_id = $1 GROUP BY 1', [run.customerSourceId]), 1);

@@ -7,7 +7,7 @@ export const DISTRIBUTION_COLUMN = 'workspace_id';
 /** Hash-distributed by workspace_id, all in one co-location group: a workspace's rows share one shard group. */
 export const DISTRIBUTED = [
   // the redemption hot path (one engine batch statement writes these together)
-  'vouchers', 'campaigns', 'redemptions', 'redemption_rollbacks', 'gift_ledger_entries', 'voucher_customer_uses',
+  'vouchers', 'campaigns', 'redemptions', 'redemption_rollbacks', 'gift_ledger_entries',
   'voucher_sessions', 'idempotency_keys', 'campaign_budget_usage', 'events', 'redemption_rollups', 'refusal_counts',
   'validation_rules', 'customers', 'orders', 'order_returns', 'order_return_rollups', 'referral_conversions', 'referral_outcomes', 'referral_event_inbox',
   // loyalty (pay with points runs in the engine's transaction)
@@ -61,7 +61,6 @@ export const IMPLIED_REFERENCES: ReadonlyArray<readonly [string, string, string,
   ['redemptions', 'customer_id', 'customers', 'id'],
   ['redemptions', 'stack_id', 'redemptions', 'stack_id'],
   ['gift_ledger_entries', 'redemption_id', 'redemptions', 'id'],
-  ['voucher_customer_uses', 'customer_id', 'customers', 'id'],
   ['redemption_rollups', 'campaign_id', 'campaigns', 'id'],
   ['refusal_counts', 'campaign_id', 'campaigns', 'id'],
   ['referral_conversions', 'redemption_id', 'redemptions', 'id'],
@@ -97,8 +96,6 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
   // Composite keys without workspace_id: each gains it as its first column, and so does every ON CONFLICT target on it.
   unique('campaign_budget_usage', 'campaign_budget_usage_pkey',
     '(campaign_id, period): the engine upserts on it (commit-guarded-parts.sql.ts ON CONFLICT (campaign_id, period)); becomes (workspace_id, campaign_id, period)'),
-  unique('voucher_customer_uses', 'voucher_customer_uses_pkey',
-    '(voucher_id, customer_id): the per-customer guard, upserted by the engine (commit-guarded-parts.sql.ts); becomes (workspace_id, voucher_id, customer_id)'),
   unique('voucher_sessions', 'voucher_sessions_pkey',
     '(voucher_id, key): reservations, upserted by the engine (commit-guarded-parts.sql.ts); becomes (workspace_id, voucher_id, key)'),
   unique('redemption_rollbacks', 'redemption_rollbacks_redemption_id_key',
@@ -131,7 +128,6 @@ export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
   foreignKey('vouchers', 'vouchers_campaign_id_fkey'),
   foreignKey('vouchers', 'vouchers_loyalty_tier_fk', `${FK_BY_ID}; ON DELETE SET NULL must then name loyalty_tier_id only (PostgreSQL 15 column list), not workspace_id`),
   foreignKey('gift_ledger_entries', 'gift_ledger_entries_voucher_id_fkey'),
-  foreignKey('voucher_customer_uses', 'voucher_customer_uses_voucher_id_fkey'),
   foreignKey('voucher_sessions', 'voucher_sessions_voucher_id_fkey'),
   foreignKey('redemption_rollbacks', 'redemption_rollbacks_redemption_id_fkey'),
   foreignKey('campaign_budget_usage', 'campaign_budget_usage_campaign_id_fkey'),

@@ -50,8 +50,7 @@ function buildCommitStatement(name: string, parts: readonly CommitPart[]): Commi
     ? `(SELECT coalesce(json_agg(json_build_array(id, redeemed_count, gift_balance)), '[]') FROM upd)`
     : `'[]'::json`;
   const usage = numbered.sql.has('usage')
-    ? `(SELECT coalesce(json_agg(json_build_array(voucher_id, customer_id, uses)), '[]')
-          FROM (SELECT * FROM usage_up UNION ALL SELECT * FROM usage_down) u)`
+    ? `(SELECT coalesce(json_agg(json_build_array(voucher_id, customer_id, uses)), '[]') FROM usage_after)`
     : `'[]'::json`;
   const text = `WITH ${[...numbered.sql.values()].map((sql) => sql.cte).join(', ')}
 SELECT engine_guard(${whens.length ? `CASE ${whens.join(' ')} END` : 'NULL'}) AS ok, ${vouchers} AS vouchers, ${usage} AS usage`;

@@ -45,10 +45,10 @@ export async function loadBatchState(deps: BatchStateDeps, calls: readonly Parti
       cache.store(key, loaded?.snapshot ?? null, now, sessions);
     }
   }
-  const usage = new Map<string, UsageKey & { entry: HotVoucher }>();
+  const usage = new Map<string, UsageKey & { workspaceId: string; entry: HotVoucher }>();
   for (const { entry, customerId } of namedEntries(cache, calls)) {
     if (customerId && entry?.snapshot && readsCustomerUses(entry.snapshot) && !entry.customerUses.has(customerId)) {
-      usage.set(usageKey(entry.snapshot.id, customerId), { voucherId: entry.snapshot.id, customerId, entry });
+      usage.set(usageKey(entry.snapshot.id, customerId), { workspaceId: entry.snapshot.workspaceId, voucherId: entry.snapshot.id, customerId, entry });
     }
   }
   if (usage.size) {

@@ -122,21 +122,18 @@ export const usagePart = defineCommitPart({
     limits: columnOf(w.usageLimits, 'limit'),
   }),
   sql: (p) => ({
+    // A pair's uses after the batch: its redemptions not rolled back before this statement (the statement does not
+    // see its own rows and rollbacks) and the batch's net change.
     cte: `usage_in AS (
   SELECT * FROM unnest(${p.workspaceIds}, ${p.voucherIds}, ${p.customerIds}, ${p.deltas}) AS u(workspace_id, voucher_id, customer_id, delta)
-), usage_up AS (
-  INSERT INTO voucher_customer_uses AS u (workspace_id, voucher_id, customer_id, uses)
-  SELECT workspace_id, voucher_id, customer_id, delta FROM usage_in WHERE delta > 0 ORDER BY voucher_id, customer_id
-  ON CONFLICT (voucher_id, customer_id) DO UPDATE SET uses = u.uses + EXCLUDED.uses
-  RETURNING u.voucher_id, u.customer_id, u.uses
-), usage_down AS (
-  UPDATE voucher_customer_uses u SET uses = greatest(0, u.uses + i.delta)
+), usage_after AS (
+  SELECT i.voucher_id, i.customer_id, i.delta, greatest(0, i.delta + (
+           SELECT count(*) FROM redemptions r
+            WHERE r.workspace_id = i.workspace_id AND r.customer_id = i.customer_id AND r.voucher_id = i.voucher_id AND r.status = 'SUCCEEDED'))::int AS uses
     FROM usage_in i
-   WHERE i.delta < 0 AND u.voucher_id = i.voucher_id AND u.customer_id = i.customer_id
-  RETURNING u.voucher_id, u.customer_id, u.uses
 )`,
-    guard: `EXISTS (SELECT 1 FROM usage_up uu JOIN unnest(${p.limitVoucherIds}, ${p.limits}) AS lim(voucher_id, lim)
-                        ON lim.voucher_id = uu.voucher_id WHERE uu.uses > lim.lim) THEN 'usage'`,
+    guard: `EXISTS (SELECT 1 FROM usage_after ua JOIN unnest(${p.limitVoucherIds}, ${p.limits}) AS lim(voucher_id, lim)
+                        ON lim.voucher_id = ua.voucher_id WHERE ua.delta > 0 AND ua.uses > lim.lim) THEN 'usage'`,
   }),
 });
 

@@ -218,13 +218,19 @@ export interface UsageKey {
   customerId: string;
 }
 
-export async function loadCustomerUses(db: Sql, keys: readonly UsageKey[]): Promise<Array<UsageKey & { uses: number }>> {
+/**
+ * A customer's uses of a voucher: its redemptions of the voucher not rolled back, counted from the redemptions
+ * themselves (the index by customer; a customer's redemptions are few). Pairs without one are absent (0 uses).
+ */
+export async function loadCustomerUses(db: Sql, keys: ReadonlyArray<UsageKey & { workspaceId: string }>): Promise<Array<UsageKey & { uses: number }>> {
   if (keys.length === 0) return [];
   const { rows } = await db.query<{ voucher_id: string; customer_id: string; uses: number }>(
-    `SELECT u.voucher_id, u.customer_id, u.uses
-       FROM unnest($1::uuid[], $2::uuid[]) AS k(voucher_id, customer_id)
-       JOIN voucher_customer_uses u ON u.voucher_id = k.voucher_id AND u.customer_id = k.customer_id`,
-    [keys.map((k) => k.voucherId), keys.map((k) => k.customerId)],
+    `SELECT k.voucher_id, k.customer_id, count(*)::int AS uses
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS k(workspace_id, voucher_id, customer_id)
+       JOIN redemptions r ON r.workspace_id = k.workspace_id AND r.customer_id = k.customer_id AND r.voucher_id = k.voucher_id
+      WHERE r.status = 'SUCCEEDED'
+      GROUP BY k.voucher_id, k.customer_id`,
+    [keys.map((k) => k.workspaceId), keys.map((k) => k.voucherId), keys.map((k) => k.customerId)],
   );
   return rows.map((r) => ({ voucherId: r.voucher_id, customerId: r.customer_id, uses: r.uses }));
 }

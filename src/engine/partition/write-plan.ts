@@ -6,7 +6,7 @@ import { uuidv7 } from '../../platform/ids.js';
 import { budgetLimits } from '../../domains/campaigns/campaign-budget.rules.js';
 import type { ZoneCalendar } from '../../contract/zone-calendar.js';
 import type { NewEvent } from '../../domains/events/index.js';
-import type { VoucherSnapshot } from '../../checkout/redemption.rules.js';
+import { readsCustomerUses, type VoucherSnapshot } from '../../checkout/redemption.rules.js';
 import { MAX_AMOUNT, type Order } from '../../contract/checkout.schemas.js';
 import type { AuditedWrite } from './audited-writes.js';
 import type { BudgetDelta, LedgerRow, RedemptionRow, RollbackRow, RollupDelta, SessionWrite, UsageDelta, VoucherDelta } from './batch-writes.js';
@@ -107,7 +107,7 @@ export function planRedemption(plan: WritePlan, calendar: ZoneCalendar, draft: R
   const id = uuidv7();
   const points = kind === 'POINTS' ? (draft.points ?? 0) : 0;
   planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0, points);
-  if (customerId) planUsage(plan, v, customerId, 1);
+  if (customerId && readsCustomerUses(v)) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
   // The debit's ledger entry gets its id here, so the redemption row is inserted with it (no update after the debit).
   const pointsEntryId = points > 0 ? uuidv7() : null;
@@ -299,6 +299,11 @@ export function planDelta(plan: WritePlan, v: VoucherSnapshot, uses: number, bal
   plan.deltas.set(v.id, delta);
 }
 
+/**
+ * A change of a customer's uses of a voucher that reads them (readsCustomerUses): the partition's count and the guard of
+ * perCustomerLimit. Nothing is stored: the uses are the customer's redemptions of the voucher not rolled back, so a
+ * voucher that starts reading them (a limit set later) counts the redemptions made before.
+ */
 export function planUsage(plan: WritePlan, v: { id: string; workspaceId: string; perCustomerLimit: number | null }, customerId: string, delta: number): void {
   const key = usageKey(v.id, customerId);
   const u = plan.usage.get(key) ?? { workspaceId: v.workspaceId, voucherId: v.id, customerId, delta: 0 };
