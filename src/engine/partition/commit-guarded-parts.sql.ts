@@ -3,6 +3,7 @@
 import { claimKeysSql } from '../../platform/idempotency-keys.sql.js';
 import { MAX_AMOUNT } from '../../contract/checkout.schemas.js';
 import { columnOf, defineCommitPart } from './commit-part.js';
+import { customerUsesSql } from './hot-path.sql.js';
 
 // The leases the batch was decided under, locked FOR KEY SHARE until commit: a takeover (FOR UPDATE, token + 1) waits
 // for this statement, and a statement after it finds the new token, matches fewer rows, and is refused.
@@ -127,9 +128,8 @@ export const usagePart = defineCommitPart({
     cte: `usage_in AS (
   SELECT * FROM unnest(${p.workspaceIds}, ${p.voucherIds}, ${p.customerIds}, ${p.deltas}) AS u(workspace_id, voucher_id, customer_id, delta)
 ), usage_after AS (
-  SELECT i.voucher_id, i.customer_id, i.delta, greatest(0, i.delta + (
-           SELECT count(*) FROM redemptions r
-            WHERE r.workspace_id = i.workspace_id AND r.customer_id = i.customer_id AND r.voucher_id = i.voucher_id AND r.status = 'SUCCEEDED'))::int AS uses
+  SELECT i.voucher_id, i.customer_id, i.delta,
+         greatest(0, i.delta + ${customerUsesSql('i.workspace_id', 'i.voucher_id', 'i.customer_id')})::int AS uses
     FROM usage_in i
 )`,
     guard: `EXISTS (SELECT 1 FROM usage_after ua JOIN unnest(${p.limitVoucherIds}, ${p.limits}) AS lim(voucher_id, lim)

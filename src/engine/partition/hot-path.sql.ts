@@ -219,17 +219,23 @@ export interface UsageKey {
 }
 
 /**
- * A customer's uses of a voucher: its redemptions of the voucher not rolled back, counted from the redemptions
- * themselves (the index by customer; a customer's redemptions are few). Pairs without one are absent (0 uses).
+ * A customer's uses of a voucher, as an SQL expression over the columns (or parameters) naming the workspace, voucher
+ * and customer: its redemptions of the voucher not rolled back, counted from the redemptions themselves (the index by
+ * customer; a customer's redemptions are few). What the partition loads and the batch statement's guard counts.
  */
+export function customerUsesSql(workspace: string, voucher: string, customer: string): string {
+  return `(SELECT count(*) FROM redemptions r
+            WHERE r.workspace_id = ${workspace} AND r.customer_id = ${customer} AND r.voucher_id = ${voucher} AND r.status = 'SUCCEEDED')`;
+}
+
+/** The pairs' uses (customerUsesSql); a pair without any is absent (0 uses). */
 export async function loadCustomerUses(db: Sql, keys: ReadonlyArray<UsageKey & { workspaceId: string }>): Promise<Array<UsageKey & { uses: number }>> {
   if (keys.length === 0) return [];
   const { rows } = await db.query<{ voucher_id: string; customer_id: string; uses: number }>(
-    `SELECT k.voucher_id, k.customer_id, count(*)::int AS uses
-       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS k(workspace_id, voucher_id, customer_id)
-       JOIN redemptions r ON r.workspace_id = k.workspace_id AND r.customer_id = k.customer_id AND r.voucher_id = k.voucher_id
-      WHERE r.status = 'SUCCEEDED'
-      GROUP BY k.voucher_id, k.customer_id`,
+    `SELECT voucher_id, customer_id, uses
+       FROM (SELECT k.voucher_id, k.customer_id, ${customerUsesSql('k.workspace_id', 'k.voucher_id', 'k.customer_id')}::int AS uses
+               FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) AS k(workspace_id, voucher_id, customer_id)) u
+      WHERE uses > 0`,
     [keys.map((k) => k.workspaceId), keys.map((k) => k.voucherId), keys.map((k) => k.customerId)],
   );
   return rows.map((r) => ({ voucherId: r.voucher_id, customerId: r.customer_id, uses: r.uses }));

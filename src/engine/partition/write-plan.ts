@@ -107,7 +107,7 @@ export function planRedemption(plan: WritePlan, calendar: ZoneCalendar, draft: R
   const id = uuidv7();
   const points = kind === 'POINTS' ? (draft.points ?? 0) : 0;
   planDelta(plan, v, 1, kind === 'GIFT' ? -amount : 0, points);
-  if (customerId && readsCustomerUses(v)) planUsage(plan, v, customerId, 1);
+  if (customerId) planUsage(plan, v, customerId, 1);
   if (kind === 'GIFT') planLedger(plan, v, { type: 'REDEMPTION', amount: -amount, redemptionId: id }, createdAt);
   // The debit's ledger entry gets its id here, so the redemption row is inserted with it (no update after the debit).
   const pointsEntryId = points > 0 ? uuidv7() : null;
@@ -300,11 +300,12 @@ export function planDelta(plan: WritePlan, v: VoucherSnapshot, uses: number, bal
 }
 
 /**
- * A change of a customer's uses of a voucher that reads them (readsCustomerUses): the partition's count and the guard of
- * perCustomerLimit. Nothing is stored: the uses are the customer's redemptions of the voucher not rolled back, so a
- * voucher that starts reading them (a limit set later) counts the redemptions made before.
+ * A change of a customer's uses of a voucher, for a voucher that reads them (readsCustomerUses; nothing for any other):
+ * the partition's count and the guard of perCustomerLimit. Nothing is stored: the uses are the customer's redemptions
+ * of the voucher not rolled back, so a voucher that starts reading them (a limit set later) counts those made before.
  */
-export function planUsage(plan: WritePlan, v: { id: string; workspaceId: string; perCustomerLimit: number | null }, customerId: string, delta: number): void {
+export function planUsage(plan: WritePlan, v: VoucherSnapshot, customerId: string, delta: number): void {
+  if (!readsCustomerUses(v)) return;
   const key = usageKey(v.id, customerId);
   const u = plan.usage.get(key) ?? { workspaceId: v.workspaceId, voucherId: v.id, customerId, delta: 0 };
   u.delta += delta;

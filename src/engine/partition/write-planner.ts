@@ -8,7 +8,6 @@ import {
   decideSingle,
   messageOf,
   orderTotals,
-  readsCustomerUses,
   refusalFields,
   validationOutcome,
   type Grant,
@@ -294,7 +293,7 @@ class BatchPlanner {
         if (row.kind === 'GIFT' && giftBack(row) > 0) {
           planLedger(this.plan, v, { type: call.reason === RETURN_REASON ? 'RETURN' : 'ROLLBACK', amount: giftBack(row), redemptionId: row.id }, this.createdAt);
         }
-        if (row.customerId && readsCustomerUses(v)) planUsage(this.plan, v, row.customerId, -1);
+        if (row.customerId) planUsage(this.plan, v, row.customerId, -1);
       }
       const rollback = { workspaceId: call.workspaceId, id: rollbackId, reason: call.reason ?? null, createdAt: this.createdAt };
       planRollback(this.plan, this.ctx.calendar, row, rollback, call.audit, v?.timeZone ?? 'UTC', call.conversionReason);
