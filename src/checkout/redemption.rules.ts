@@ -140,6 +140,11 @@ export function readsCustomerUses(v: VoucherSnapshot): boolean {
   return v.perCustomerLimit !== null || v.referral !== null || v.rules.some((r) => reads(r.conditions, 'customer.redemptions'));
 }
 
+/** A known customer as the engine takes it: its id, and the facts its rules read. */
+export function customerUseOf(c: CustomerFacts): CustomerUse {
+  return { id: c.id, given: true, facts: { segments: [...c.segments], metadata: c.metadata, sourceId: c.sourceId ?? null, email: c.email ?? null, name: c.name ?? null } };
+}
+
 /** The referee is the referrer: the same customer, or one sharing its email (any case) or sourceId. */
 function isSelfReferral(r: NonNullable<VoucherSnapshot['referral']>, use: UseContext): boolean {
   if (use.customerId !== null && use.customerId === r.referrerId) return true;

@@ -14,6 +14,7 @@ import type { BestDeal, StackPreview } from './stack-preview.schemas.js';
 import type { BucketSnapshot } from '../platform/bucket-counts.js';
 import type { AuditTrail } from './handler.js';
 import type { IdempotencyClaim } from './idempotency.js';
+import type { CustomerReference } from './common.schemas.js';
 
 /** A partition thread's figures as /metrics samples them (counts since the thread started). */
 export interface PartitionFigureSnapshot {
@@ -36,12 +37,30 @@ export interface EngineFigures {
 /** The reason of the rollbacks an order's last return makes: their gift entries are typed RETURN. */
 export const RETURN_REASON = 'RETURN';
 
-/** The customer of a request, resolved before the engine sees it (created when new). */
+/** The customer of a request, resolved before the engine sees it (created when new), or left for its batch (`find`). */
 export interface CustomerUse {
   id: string | null;
   given: boolean;
   /** What validation rules read of the customer: its segments and metadata (absent for a new customer). */
   facts?: { segments: string[]; metadata: Record<string, unknown>; sourceId?: string | null; email?: string | null; name?: string | null } | undefined;
+  /**
+   * A redemption's customer named by sourceId alone, not looked up yet: the partition deciding the redemption finds or
+   * creates it (one statement for its batch's customers) and sets `id` and `facts` before anything reads them.
+   */
+  find?: CustomerToFind | undefined;
+}
+
+/** A customer a redemption names by sourceId alone: found by it, else created with these fields. */
+export type CustomerToFind = CustomerReference & { sourceId: string };
+
+/**
+ * A single redemption's customer as a handler gives it to the engine when it names one by sourceId alone: found or
+ * created in the batch that decides the redemption (no statement of the web thread's own); `resolve` answers it on the
+ * web thread instead where the batch cannot (a workspace with AUTO segments, a creation racing).
+ */
+export interface DeferredCustomer {
+  find: CustomerToFind;
+  resolve: () => Promise<CustomerUse>;
 }
 
 interface VoucherRequest {
@@ -87,7 +106,12 @@ export interface RedemptionEngine {
   validateMany(request: { workspaceId: string; codes: string[]; kind?: 'CODE' | 'TIER' | undefined; order: Order; customer: CustomerUse }): Promise<ValidatedCode[]>;
   /** `session`: a live reservation of this key is consumed by the redemption; an unknown or expired one is ignored. */
   redeem(
-    request: VoucherRequest & { idempotency?: IdempotencyClaim | undefined; metadata?: Record<string, unknown> | undefined; session?: { key: string } | undefined },
+    request: Omit<VoucherRequest, 'customer'> & {
+      customer: CustomerUse | DeferredCustomer;
+      idempotency?: IdempotencyClaim | undefined;
+      metadata?: Record<string, unknown> | undefined;
+      session?: { key: string } | undefined;
+    },
   ): Promise<RedemptionOutcome>;
   /**
    * `campaignId`: the redemption's campaign, whose budget every partition reads again after the rollback. `audit`: the

@@ -8,7 +8,7 @@ import type { Logger } from '../platform/logger.js';
 import type { Actor, RequestMeta } from './actor.js';
 import type { ExplanationCode, Order } from './checkout.schemas.js';
 import type { CustomerReference } from './common.schemas.js';
-import type { CustomerUse, RedemptionEngine } from './engine-port.js';
+import type { CustomerUse, DeferredCustomer, RedemptionEngine } from './engine-port.js';
 import type { IdempotencyClaim } from './idempotency.js';
 import type { Operation, OperationInput, OperationOutput } from './operation.js';
 import type { ServiceSettings } from './service-settings.js';
@@ -75,6 +75,11 @@ export interface CheckoutCustomers {
   preview(workspaceId: string, ref: CustomerReference | undefined): Promise<CustomerUse | undefined>;
   /** For a redemption: an unknown sourceId is created now, with its customer.created event and AUTO segments. */
   redeeming(workspaceId: string, ref: CustomerReference | undefined): Promise<CustomerUse | undefined>;
+  /**
+   * For a single voucher's redemption (engine.redeem): one named by sourceId alone is left to the batch that decides it
+   * (a DeferredCustomer, no statement now); any other as `redeeming` answers it.
+   */
+  redeemingOne(workspaceId: string, ref: CustomerReference | undefined): Promise<CustomerUse | DeferredCustomer | undefined>;
 }
 
 /** Answers kept a short while per workspace, question and input; concurrent misses share one computation. */

@@ -14,6 +14,7 @@ import type { PartitionCall } from './messages.js';
 import { PartitionRouter } from './partition-router.js';
 import { loadTierSnapshots } from './partition/hot-path.sql.js';
 import { RefusalCounts } from './partition/refusal-counts.js';
+import { isCustomerUnresolved } from './partition/batch-customers.js';
 import { StackRedemption } from './stack/stack-redemption.js';
 import { bestStack, previewStack } from './stack/stack-preview.js';
 
@@ -139,7 +140,13 @@ export async function startRedemptionEngine(options: EngineOptions): Promise<Red
         };
       });
     },
-    redeem: (r) => router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r }),
+    async redeem({ customer, ...r }) {
+      if (!('resolve' in customer)) return router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r, customer });
+      // Found or created by the batch that decides it; where that batch cannot, resolved here and sent once more.
+      const answer = await router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r, customer: { id: null, given: true, find: customer.find } });
+      if (!isCustomerUnresolved(answer)) return answer;
+      return router.call<RedemptionOutcome>(route(r.workspaceId, r.code), { type: 'redeem', ...r, customer: await customer.resolve() });
+    },
     async rollback({ campaignId, ...r }) {
       const outcome = await router.call<RollbackOutcome>(route(r.workspaceId, r.code), { type: 'rollback', ...r });
       // The use given back counts in every partition's view of the campaign budget at once, not after its TTL.

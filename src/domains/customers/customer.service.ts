@@ -254,28 +254,35 @@ export function customerUpserter(db: Pool): (upsert: CustomerUpsert) => Promise<
 }
 
 /**
- * The customers checkouts name by sourceId, found or created in one statement (findOrCreateCustomerFacts) for all the
- * references of an event-loop turn, workspace by workspace, one batch out at once (as creations, CHECKOUT_UPSERTS_IN_FLIGHT):
- * a returning customer's facts, or a new one made with its customer.created event, in one round trip where a lookup
- * then a creation took two. Undefined where this cannot answer, and the caller looks up and upserts as before
- * (customerUpserter): a workspace with AUTO segments that creates (remembered for a few seconds, so that its
- * references go there at once), or a customer another request was creating meanwhile. One per pool.
+ * Customers of one workspace named by sourceId, found or created in one statement (findOrCreateCustomerFacts): a
+ * returning customer's facts, or a new one made with its customer.created event, in one round trip where a lookup then
+ * a creation took two; each answer at its reference's place. Undefined where this cannot answer, and the caller looks
+ * up and upserts as before (customerUpserter): every reference of a workspace with AUTO segments that creates
+ * (remembered for a few seconds, so that its references are not sent here meanwhile), a customer another transaction
+ * was creating. The pool (or connection) is the caller's: the web thread's, or an engine partition's for its batch.
  */
-export function checkoutCustomerFinder(db: Pool): (upsert: CustomerUpsert) => Promise<CustomerFacts | undefined> {
+export function sourceIdFinder(): (db: Sql, workspaceId: string, refs: ReadonlyArray<CustomerUpsert['ref']>) => Promise<Array<CustomerFacts | undefined>> {
   const withAutoSegments = new AutoSegmentsMemory();
-
-  async function ofWorkspace(workspaceId: string, upserts: readonly CustomerUpsert[]): Promise<Array<CustomerFacts | undefined>> {
-    if (withAutoSegments.has(workspaceId)) return upserts.map(() => undefined);
-    const refs = [...firstBySourceId(upserts.map((u) => u.ref)).values()];
-    const answers = await findOrCreateCustomerFacts(db, workspaceId, refs);
+  return async (db, workspaceId, refs) => {
+    if (withAutoSegments.has(workspaceId)) return refs.map(() => undefined);
+    const distinct = [...firstBySourceId(refs).values()];
+    const answers = await findOrCreateCustomerFacts(db, workspaceId, distinct);
     if (!answers) {
       withAutoSegments.remember(workspaceId);
-      return upserts.map(() => undefined);
+      return refs.map(() => undefined);
     }
-    const bySourceId = new Map(refs.map((ref, i) => [ref.sourceId, answers[i]?.facts]));
-    return upserts.map((u) => bySourceId.get(u.ref.sourceId));
-  }
+    const bySourceId = new Map(distinct.map((ref, i) => [ref.sourceId, answers[i]?.facts]));
+    return refs.map((ref) => bySourceId.get(ref.sourceId));
+  };
+}
 
+/**
+ * The customers checkouts name by sourceId (sourceIdFinder) for all the references of an event-loop turn, workspace by
+ * workspace, one batch out at once (as creations, CHECKOUT_UPSERTS_IN_FLIGHT). One per pool.
+ */
+export function checkoutCustomerFinder(db: Pool): (upsert: CustomerUpsert) => Promise<CustomerFacts | undefined> {
+  const find = sourceIdFinder();
+  const ofWorkspace = (workspaceId: string, upserts: readonly CustomerUpsert[]) => find(db, workspaceId, upserts.map((u) => u.ref));
   return turnBatched(
     (upserts) => workspaceByWorkspace(upserts, ofWorkspace),
     async (upsert) => (await ofWorkspace(upsert.workspaceId, [upsert]))[0],

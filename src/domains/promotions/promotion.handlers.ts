@@ -74,7 +74,7 @@ export const promotionHandlers = implement(promotionContract, {
   },
   async redeemTier({ input, actor, deps, idempotency }) {
     const { id } = input;
-    const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
+    const customer = await deps.customers.redeemingOne(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...refusalFields(refusal('customer_not_found')) };
     const outcome = await deps.engine.redeem({
       workspaceId: actor.workspaceId,

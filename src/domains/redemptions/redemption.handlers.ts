@@ -25,7 +25,7 @@ export const redemptionHandlers = implement(redemptionContract, {
   },
   async redeemVoucher({ input, actor, deps, idempotency }) {
     const { code } = input;
-    const customer = await deps.customers.redeeming(actor.workspaceId, input.customer);
+    const customer = await deps.customers.redeemingOne(actor.workspaceId, input.customer);
     if (!customer) return { ok: false as const, ...customerNotFound() };
     return deps.engine.redeem({
       workspaceId: actor.workspaceId,

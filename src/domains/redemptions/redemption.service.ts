@@ -6,6 +6,7 @@ import type { CheckoutCustomers, StackLimits } from '../../contract/handler.js';
 import type { Pool } from '../../platform/database.js';
 import { checkoutCustomerFinder, customerUpserter } from '../customers/index.js';
 import type { CustomerFacts } from '../../checkout/condition.rules.js';
+import { customerUseOf } from '../../checkout/redemption.rules.js';
 import { customerFactsLoader } from '../segments/index.js';
 import { findStackLimit } from './redemption.queries.js';
 
@@ -16,13 +17,14 @@ const NO_CUSTOMER: CustomerUse = { id: null, given: false };
  * named by sourceId is found or created in one statement shared with the other requests of the event-loop turn
  * (checkoutCustomerFinder); one by id or email is one indexed read (with its segments), and so is a preview's. Where
  * the one statement cannot answer (AUTO segments, a creation racing), the customer is read, then created in a
- * transaction.
+ * transaction. A single voucher's redemption (redeemingOne) leaves one named by sourceId alone to the engine's batch,
+ * which finds or creates the customers of all its redemptions in one statement; the rest as above where it cannot.
  */
 export function checkoutCustomers(db: Pool): CheckoutCustomers {
   const facts = customerFactsLoader(db);
   const findOrCreate = checkoutCustomerFinder(db);
   const upsert = customerUpserter(db);
-  return {
+  const customers: CheckoutCustomers = {
     async preview(workspaceId, ref) {
       return ref ? previewCustomer(ref, await facts({ workspaceId, ref })) : NO_CUSTOMER;
     },
@@ -31,7 +33,7 @@ export function checkoutCustomers(db: Pool): CheckoutCustomers {
       // By sourceId: found or created in one round trip; where that cannot answer, looked up then upserted.
       if (ref.id === undefined && ref.sourceId !== undefined) {
         const customer = await findOrCreate({ workspaceId, ref: { ...ref, sourceId: ref.sourceId } });
-        if (customer) return known(customer);
+        if (customer) return customerUseOf(customer);
       }
       const found = await facts({ workspaceId, ref });
       if (found || ref.id !== undefined || ref.sourceId === undefined) return previewCustomer(ref, found);
@@ -39,12 +41,19 @@ export function checkoutCustomers(db: Pool): CheckoutCustomers {
       if (!upserted) return { id: null, given: true };
       const { customer, segments } = upserted;
       // Created by this upsert: its segments are those the creating transaction put it in, no need to read them.
-      if (segments) return known({ ...customer, segments });
+      if (segments) return customerUseOf({ ...customer, segments });
       // Created meanwhile by another request: read as any returning customer.
       const created = await facts({ workspaceId, ref: { id: customer.id } });
-      return created ? known(created) : { id: customer.id, given: true };
+      return created ? customerUseOf(created) : { id: customer.id, given: true };
+    },
+    async redeemingOne(workspaceId, ref) {
+      if (!ref || ref.id !== undefined || ref.sourceId === undefined) return customers.redeeming(workspaceId, ref);
+      const find = { ...ref, sourceId: ref.sourceId };
+      // By sourceId a customer is always answered (a failed creation leaves it given without an id), never undefined.
+      return { find, resolve: async () => (await customers.redeeming(workspaceId, find)) ?? { id: null, given: true } };
     },
   };
+  return customers;
 }
 
 /**
@@ -53,14 +62,11 @@ export function checkoutCustomers(db: Pool): CheckoutCustomers {
  */
 export function previewCustomer(ref: CustomerReference | undefined, found: CustomerFacts | undefined): CustomerUse | undefined {
   if (!ref) return NO_CUSTOMER;
-  if (found) return known(found);
+  if (found) return customerUseOf(found);
   if (ref.id !== undefined) return undefined;
   return { id: null, given: true, facts: { segments: [], metadata: ref.metadata ?? {} } };
 }
 
-function known(c: CustomerFacts): CustomerUse {
-  return { id: c.id, given: true, facts: { segments: [...c.segments], metadata: c.metadata, sourceId: c.sourceId ?? null, email: c.email ?? null, name: c.name ?? null } };
-}
 
 const STACK_LIMIT_TTL_MS = 5_000;
 

@@ -26,6 +26,7 @@ import { forgetStale, markVoucherStale } from './stale-marks.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
 import { anyTraced, epochMs, PartitionFigures, type BatchTiming } from './partition-figures.js';
 import { planWrites, type WriteCall } from './write-planner.js';
+import { CUSTOMER_UNRESOLVED, findBatchCustomers, type BatchCustomerFinder } from './batch-customers.js';
 
 export interface PartitionOptions {
   db: Pool;
@@ -41,6 +42,8 @@ export interface PartitionOptions {
   insightsRollup?: boolean;
   /** The thread's calendar: one per partition thread, built at its root (workers/partition.ts). */
   calendar: ZoneCalendar;
+  /** Finds or creates the customers redemptions name by sourceId alone (none: each is answered CUSTOMER_UNRESOLVED). */
+  customers?: BatchCustomerFinder | undefined;
   now?: () => number;
 }
 
@@ -265,8 +268,9 @@ export class PartitionRuntime {
     } else item.fail(error);
   }
 
-  private async runBatch(items: Item[]): Promise<void> {
+  private async runBatch(batch: Item[]): Promise<void> {
     const startedAt = epochMs();
+    const items = await this.findCustomers(batch);
     const rollbackRows = await loadRollbackTargets(this.options.db, items.map((i) => i.call));
     await this.loadState(items);
     const now = this.now();
@@ -285,6 +289,14 @@ export class PartitionRuntime {
       } else writes.push(item);
     }
     if (writes.length) await this.commitWrites(writes, rollbackRows, startedAt);
+  }
+
+  /** The customers the batch's redemptions name by sourceId alone (batch-customers.ts); the items left to decide. */
+  private async findCustomers(items: Item[]): Promise<Item[]> {
+    const unresolved = await findBatchCustomers(this.options.db, this.options.customers, items.map((i) => i.call));
+    if (unresolved.size === 0) return items;
+    for (const item of items) if (unresolved.has(item.call)) this.answer(item, CUSTOMER_UNRESOLVED);
+    return items.filter((item) => !item.done);
   }
 
   /** The state the batch needs and the cache lacks (batch-state.ts), read before it is decided. */

@@ -1,0 +1,133 @@
+// The customers single redemptions name by sourceId alone, found or created by the partition batch that decides them
+// (engine/partition/batch-customers.ts), against a real PostgreSQL: a partition runtime on a pool of the test's own
+// counts the statements, and the real service shows the same over HTTP, a workspace with AUTO segments answered on the
+// web thread instead, a value PostgreSQL refuses failing only its own request, a key replayed creating nothing twice.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
+import { sourceIdFinder } from '../../src/domains/customers/index.js';
+import { isCustomerUnresolved } from '../../src/engine/partition/batch-customers.js';
+import { PartitionRuntime } from '../../src/engine/partition/partition-runtime.js';
+import type { PartitionCall } from '../../src/engine/messages.js';
+import { createPool, type Pool } from '../../src/platform/database.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service?.close());
+
+const ORDER = { amount: 1000, currency: 'EUR' };
+
+/** A pool on the test's database counting the find-or-create statements sent through it. */
+function countingPool(): { pool: Pool; findOrCreates: () => number } {
+  const pool = createPool(service.db.url, { max: 4, log: createLogger('silent') });
+  let findOrCreates = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    if ((args[0] as { name?: string }).name === 'customers.find-or-create') findOrCreates += 1;
+    return query(...args);
+  };
+  return { pool, findOrCreates: () => findOrCreates };
+}
+
+/** A partition runtime of the test's own on `pool`, as a partition thread builds it, and a way to send it calls. */
+function partitionOn(pool: Pool) {
+  const runtime = new PartitionRuntime({ db: pool, log: createLogger('silent'), cacheSize: 100, cacheTtlMs: 60_000, maxBatch: 100, calendar: new ZoneCalendar(), customers: sourceIdFinder() });
+  return (call: PartitionCall) => new Promise<unknown>((resolve, reject) => runtime.handle(call, resolve, reject));
+}
+
+const redeemCall = (workspaceId: string, code: string, sourceId: string): PartitionCall => ({
+  type: 'redeem',
+  workspaceId,
+  code,
+  order: ORDER,
+  customer: { id: null, given: true, find: { sourceId } },
+});
+
+async function rows<T>(sql: string, params: unknown[]): Promise<T[]> {
+  return (await service.pool.query(sql, params)).rows as T[];
+}
+
+describe('customers found or created by the batch that decides their redemptions', () => {
+  it('finds and creates a batch\'s customers in one statement: a returning one with its segment, new ones once each', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const ada = (await api.post('/api/v1/customers', { sourceId: 'ada' })).body;
+    const vip = (await api.post('/api/v1/segments', { name: 'VIP', type: 'STATIC', customerIds: [ada.id] })).body;
+    const rule = (await api.post('/api/v1/validation-rules', { name: 'VIP only', conditions: { field: 'customer.segments', op: 'contains', value: vip.id } })).body;
+    await api.post('/api/v1/vouchers', { code: 'VIP', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR', validationRuleIds: [rule.id] });
+    await api.post('/api/v1/vouchers', { code: 'PLAIN', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
+    const { pool, findOrCreates } = countingPool();
+    try {
+      const send = partitionOn(pool);
+      // Sent in one turn: one batch.
+      const answers = (await Promise.all([
+        send(redeemCall(workspaceId, 'PLAIN', 'new-1')),
+        send(redeemCall(workspaceId, 'PLAIN', 'new-2')),
+        send(redeemCall(workspaceId, 'PLAIN', 'new-1')),
+        send(redeemCall(workspaceId, 'VIP', 'ada')),
+        send(redeemCall(workspaceId, 'VIP', 'new-3')),
+      ])) as Array<{ ok: boolean; code?: string }>;
+      expect(answers.map((a) => a.ok)).toEqual([true, true, true, true, false]);
+      expect(answers[4]!.code).toBe('validation_rule_failed');
+      expect(findOrCreates()).toBe(1);
+    } finally {
+      await pool.end();
+    }
+    const customers = await rows<{ id: string; source_id: string }>('SELECT id, source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id', [workspaceId]);
+    expect(customers.map((c) => c.source_id)).toEqual(['ada', 'new-1', 'new-2', 'new-3']);
+    const created = await rows<{ payload: { sourceId: string } }>(`SELECT payload FROM events WHERE workspace_id = $1 AND type = 'customer.created'`, [workspaceId]);
+    expect(created.map((e) => e.payload.sourceId).sort()).toEqual(['ada', 'new-1', 'new-2', 'new-3']);
+    // Each redemption counts against the customer it named: new-1's two against one customer.
+    const redeemedBy = await rows<{ source_id: string; n: number }>(
+      `SELECT c.source_id, count(*)::int AS n FROM redemptions r JOIN customers c ON c.id = r.customer_id WHERE r.workspace_id = $1 GROUP BY c.source_id ORDER BY c.source_id`,
+      [workspaceId],
+    );
+    expect(redeemedBy).toEqual([{ source_id: 'ada', n: 1 }, { source_id: 'new-1', n: 2 }, { source_id: 'new-2', n: 1 }]);
+  });
+
+  it('leaves a workspace with AUTO segments to the web thread: nothing written by the batch, the service still segments the new customer', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const gold = (await api.post('/api/v1/segments', { name: 'Gold', type: 'AUTO', conditions: { field: 'customer.metadata.tier', op: 'eq', value: 'gold' } })).body;
+    await api.post('/api/v1/vouchers', { code: 'AUTO', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
+    const { pool, findOrCreates } = countingPool();
+    try {
+      const send = partitionOn(pool);
+      expect(isCustomerUnresolved(await send(redeemCall(workspaceId, 'AUTO', 'gold-1')))).toBe(true);
+      // Remembered: the next one sends no statement.
+      expect(isCustomerUnresolved(await send(redeemCall(workspaceId, 'AUTO', 'gold-2')))).toBe(true);
+      expect(findOrCreates()).toBe(1);
+    } finally {
+      await pool.end();
+    }
+    expect(await rows('SELECT 1 FROM customers WHERE workspace_id = $1', [workspaceId])).toHaveLength(0);
+    expect(await rows('SELECT 1 FROM redemptions WHERE workspace_id = $1', [workspaceId])).toHaveLength(0);
+    const answer = await api.post('/api/v1/vouchers/AUTO/redemption', { order: ORDER, customer: { sourceId: 'gold-1', metadata: { tier: 'gold' } } });
+    expect(answer.status).toBe(200);
+    expect(answer.body.ok).toBe(true);
+    const members = await rows<{ source_id: string }>(
+      'SELECT c.source_id FROM segment_members m JOIN customers c ON c.id = m.customer_id WHERE m.workspace_id = $1 AND m.segment_id = $2',
+      [workspaceId, gold.id],
+    );
+    expect(members.map((m) => m.source_id)).toEqual(['gold-1']);
+  });
+
+  it('fails only the redemption whose customer PostgreSQL refuses; a replayed key creates nothing twice', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'MANY', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
+    const redeem = (sourceId: string, headers: Record<string, string> = {}) =>
+      api.post('/api/v1/vouchers/MANY/redemption', { order: ORDER, customer: { sourceId } }, headers);
+    const answers = await Promise.all(['fine-1', 'bad\u0000id', 'fine-2', 'fine-3'].map((s) => redeem(s)));
+    expect(answers.map((a) => a.status)).toEqual([200, 400, 200, 200]);
+    expect(answers[1]!.body.code).toBe('invalid_request');
+    const key = { 'Idempotency-Key': randomUUID() };
+    const replays = await Promise.all(Array.from({ length: 5 }, () => redeem('keyed', key)));
+    expect(replays.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(replays.map((a) => a.body.redemption.id)).size).toBe(1);
+    const customers = await rows<{ source_id: string }>('SELECT source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id', [workspaceId]);
+    expect(customers.map((c) => c.source_id)).toEqual(['fine-1', 'fine-2', 'fine-3', 'keyed']);
+    expect(await rows(`SELECT 1 FROM redemptions WHERE workspace_id = $1`, [workspaceId])).toHaveLength(4);
+  });
+});
