@@ -67,7 +67,6 @@ export function previewCustomer(ref: CustomerReference | undefined, found: Custo
   return { id: null, given: true, facts: { segments: [], metadata: ref.metadata ?? {} } };
 }
 
-
 const STACK_LIMIT_TTL_MS = 5_000;
 
 /** The workspaces' stack limits (see StackLimits), made once per service at composition: each read at most every 5 s. */
