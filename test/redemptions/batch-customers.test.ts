@@ -1,7 +1,7 @@
 // The customers single redemptions name by sourceId alone, found or created by the partition batch that decides them
 // (engine/partition/batch-customers.ts), against a real PostgreSQL: a partition runtime on a pool of the test's own
-// counts the statements, and the real service shows the same over HTTP, a workspace with AUTO segments answered on the
-// web thread instead, a value PostgreSQL refuses failing only its own request, a key replayed creating nothing twice.
+// counts the statements; a value PostgreSQL refuses fails only its own redemption; over HTTP, a workspace with AUTO
+// segments is answered on the web thread instead, and racing requests of one key create nothing twice.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
@@ -114,20 +114,36 @@ describe('customers found or created by the batch that decides their redemptions
     expect(members.map((m) => m.source_id)).toEqual(['gold-1']);
   });
 
-  it('fails only the redemption whose customer PostgreSQL refuses; a replayed key creates nothing twice', async () => {
+  it('fails only the redemption whose customer PostgreSQL refuses, the others of its batch redeemed', async () => {
     const { api, workspaceId } = await service.newWorkspace();
     await api.post('/api/v1/vouchers', { code: 'MANY', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
-    const redeem = (sourceId: string, headers: Record<string, string> = {}) =>
-      api.post('/api/v1/vouchers/MANY/redemption', { order: ORDER, customer: { sourceId } }, headers);
-    const answers = await Promise.all(['fine-1', 'bad\u0000id', 'fine-2', 'fine-3'].map((s) => redeem(s)));
-    expect(answers.map((a) => a.status)).toEqual([200, 400, 200, 200]);
-    expect(answers[1]!.body.code).toBe('invalid_request');
-    const key = { 'Idempotency-Key': randomUUID() };
-    const replays = await Promise.all(Array.from({ length: 5 }, () => redeem('keyed', key)));
+    const { pool, findOrCreates } = countingPool();
+    try {
+      const send = partitionOn(pool);
+      // The service's input validation refuses a NUL before it reaches any statement; sent to the partition as is, it
+      // fails the batch's find-or-create, and the batch's redemptions are then decided one by one.
+      const answers = await Promise.allSettled(['fine-1', 'bad\u0000id', 'fine-2', 'fine-3'].map((s) => send(redeemCall(workspaceId, 'MANY', s))));
+      expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect(answers.filter((a) => a.status === 'fulfilled').map((a) => (a.value as { ok: boolean }).ok)).toEqual([true, true, true]);
+      expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({ code: '22021' });
+      expect(findOrCreates()).toBe(5);
+    } finally {
+      await pool.end();
+    }
+    const customers = await rows<{ source_id: string }>('SELECT source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id', [workspaceId]);
+    expect(customers.map((c) => c.source_id)).toEqual(['fine-1', 'fine-2', 'fine-3']);
+    expect(await rows('SELECT 1 FROM redemptions WHERE workspace_id = $1', [workspaceId])).toHaveLength(3);
+  });
+
+  it('creates nothing twice for racing requests of one Idempotency-Key naming a new customer', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'KEYED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
+    const headers = { 'Idempotency-Key': randomUUID() };
+    const replays = await Promise.all(Array.from({ length: 5 }, () => api.post('/api/v1/vouchers/KEYED/redemption', { order: ORDER, customer: { sourceId: 'keyed' } }, headers)));
     expect(replays.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(replays.map((a) => a.body.redemption.id)).size).toBe(1);
-    const customers = await rows<{ source_id: string }>('SELECT source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id', [workspaceId]);
-    expect(customers.map((c) => c.source_id)).toEqual(['fine-1', 'fine-2', 'fine-3', 'keyed']);
-    expect(await rows(`SELECT 1 FROM redemptions WHERE workspace_id = $1`, [workspaceId])).toHaveLength(4);
-  });
+    expect(await rows('SELECT 1 FROM customers WHERE workspace_id = $1', [workspaceId])).toHaveLength(1);
+    expect(await rows('SELECT 1 FROM redemptions WHERE workspace_id = $1', [workspaceId])).toHaveLength(1);
+    expect(await rows(`SELECT 1 FROM events WHERE workspace_id = $1 AND type = 'customer.created'`, [workspaceId])).toHaveLength(1);
+});
 });
