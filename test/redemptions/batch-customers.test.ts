@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZoneCalendar } from '../../src/contract/zone-calendar.js';
 import { sourceIdFinder } from '../../src/domains/customers/index.js';
+import { checkoutCustomers } from '../../src/domains/redemptions/index.js';
+import type { DeferredCustomer } from '../../src/contract/engine-port.js';
 import { isCustomerUnresolved } from '../../src/engine/partition/batch-customers.js';
 import { PartitionRuntime } from '../../src/engine/partition/partition-runtime.js';
 import type { PartitionCall } from '../../src/engine/messages.js';
@@ -88,7 +90,7 @@ describe('customers found or created by the batch that decides their redemptions
     expect(redeemedBy).toEqual([{ source_id: 'ada', n: 1 }, { source_id: 'new-1', n: 2 }, { source_id: 'new-2', n: 1 }]);
   });
 
-  it('leaves a workspace with AUTO segments to the web thread: nothing written by the batch, the service still segments the new customer', async () => {
+  it('leaves a workspace with AUTO segments to the web thread: nothing written by the batch, the service still segments the new customer, and resolves its next ones there', async () => {
     const { api, workspaceId } = await service.newWorkspace();
     const gold = (await api.post('/api/v1/segments', { name: 'Gold', type: 'AUTO', conditions: { field: 'customer.metadata.tier', op: 'eq', value: 'gold' } })).body;
     await api.post('/api/v1/vouchers', { code: 'AUTO', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
@@ -112,6 +114,17 @@ describe('customers found or created by the batch that decides their redemptions
       [workspaceId, gold.id],
     );
     expect(members.map((m) => m.source_id)).toEqual(['gold-1']);
+    // Once a batch sent one back, the workspace's next customers are resolved on the web thread for a while (not sent to
+    // be sent back); another workspace's are still left to the batch.
+    const customers = checkoutCustomers(service.pool);
+    const first = await customers.redeemingOne(workspaceId, { sourceId: 'gold-2', metadata: { tier: 'gold' } });
+    expect(first && 'resolve' in first).toBe(true);
+    const resolved = await (first as DeferredCustomer).resolve();
+    expect(resolved.facts?.segments).toEqual([gold.id]);
+    const next = await customers.redeemingOne(workspaceId, { sourceId: 'gold-3', metadata: { tier: 'gold' } });
+    expect(next && !('resolve' in next) && next.facts?.segments).toEqual([gold.id]);
+    const elsewhere = await customers.redeemingOne((await service.newWorkspace()).workspaceId, { sourceId: 'gold-3' });
+    expect(elsewhere && 'resolve' in elsewhere).toBe(true);
   });
 
   it('fails only the redemption whose customer PostgreSQL refuses, the others of its batch redeemed', async () => {

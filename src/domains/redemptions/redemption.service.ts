@@ -1,5 +1,6 @@
 // Redemption use cases: resolve the customer (created when new, with customer.created) for the engine's requests.
 // The engine decides and writes; the pipeline made the idempotency claim; this file only prepares the requests.
+import { LRUCache } from 'lru-cache';
 import type { CustomerReference } from '../../contract/common.schemas.js';
 import type { CustomerUse } from '../../contract/engine-port.js';
 import type { CheckoutCustomers, StackLimits } from '../../contract/handler.js';
@@ -12,18 +13,24 @@ import { findStackLimit } from './redemption.queries.js';
 
 const NO_CUSTOMER: CustomerUse = { id: null, given: false };
 
+/** How long a workspace whose customer a batch sent back has its redemptions' customers resolved on the web thread. */
+const RESOLVED_HERE_MS = 5_000;
+
 /**
  * The customers checkouts name (see CheckoutCustomers), made once per service at composition. A redemption's customer
  * named by sourceId is found or created in one statement shared with the other requests of the event-loop turn
  * (checkoutCustomerFinder); one by id or email is one indexed read (with its segments), and so is a preview's. Where
  * the one statement cannot answer (AUTO segments, a creation racing), the customer is read, then created in a
  * transaction. A single voucher's redemption (redeemingOne) leaves one named by sourceId alone to the engine's batch,
- * which finds or creates the customers of all its redemptions in one statement; the rest as above where it cannot.
+ * which finds or creates the customers of all its redemptions in one statement; the rest as above where it cannot, and
+ * for a few seconds after, the workspace's next ones too (a workspace with AUTO segments would be sent back each time).
  */
 export function checkoutCustomers(db: Pool): CheckoutCustomers {
   const facts = customerFactsLoader(db);
   const findOrCreate = checkoutCustomerFinder(db);
   const upsert = customerUpserter(db);
+  // Workspaces whose customers a batch could not find or create lately: sent to the engine resolved, not to be sent back.
+  const resolvedHere = new LRUCache<string, true>({ max: 10_000, ttl: RESOLVED_HERE_MS });
   const customers: CheckoutCustomers = {
     async preview(workspaceId, ref) {
       return ref ? previewCustomer(ref, await facts({ workspaceId, ref })) : NO_CUSTOMER;
@@ -47,10 +54,17 @@ export function checkoutCustomers(db: Pool): CheckoutCustomers {
       return created ? customerUseOf(created) : { id: customer.id, given: true };
     },
     async redeemingOne(workspaceId, ref) {
-      if (!ref || ref.id !== undefined || ref.sourceId === undefined) return customers.redeeming(workspaceId, ref);
+      if (!ref || ref.id !== undefined || ref.sourceId === undefined || resolvedHere.has(workspaceId)) return customers.redeeming(workspaceId, ref);
       const find = { ...ref, sourceId: ref.sourceId };
-      // By sourceId a customer is always answered (a failed creation leaves it given without an id), never undefined.
-      return { find, resolve: async () => (await customers.redeeming(workspaceId, find)) ?? { id: null, given: true } };
+      return {
+        find,
+        async resolve() {
+          // The batch could not answer (AUTO segments, most likely): this workspace's next ones are resolved here at once.
+          resolvedHere.set(workspaceId, true);
+          // By sourceId a customer is always answered (a failed creation leaves it given without an id), never undefined.
+          return (await customers.redeeming(workspaceId, find)) ?? { id: null, given: true };
+        },
+      };
     },
   };
   return customers;
