@@ -13,7 +13,9 @@ import { PartitionRuntime } from '../../src/engine/partition/partition-runtime.j
 import type { PartitionCall } from '../../src/engine/messages.js';
 import { createPool, type Pool } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
+import { lockWaiters } from '../support/row-lock.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { until } from '../support/until.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -125,6 +127,32 @@ describe('customers found or created by the batch that decides their redemptions
     expect(next && !('resolve' in next) && next.facts?.segments).toEqual([gold.id]);
     const elsewhere = await customers.redeemingOne((await service.newWorkspace()).workspaceId, { sourceId: 'gold-3' });
     expect(elsewhere && 'resolve' in elsewhere).toBe(true);
+  });
+
+  it('sends back a redemption whose customer another transaction was inserting, and the web thread finds it committed', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    await api.post('/api/v1/vouchers', { code: 'RACED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
+    // Cached first, so that the batch's only wait is the customers' statement.
+    expect((await api.post('/api/v1/vouchers/RACED/validate', { order: ORDER })).body.valid).toBe(true);
+    const holder = await service.pool.connect();
+    const heldId = randomUUID();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`INSERT INTO customers (workspace_id, id, source_id) VALUES ($1, $2, 'racing')`, [workspaceId, heldId]);
+      const answers = Promise.all(['racing', 'beside'].map((sourceId) => api.post('/api/v1/vouchers/RACED/redemption', { order: ORDER, customer: { sourceId } })));
+      // The batch's statement waits on the uncommitted insert; once it commits, it neither finds nor creates 'racing'.
+      await until(async () => (await lockWaiters(service.pool)) >= 1, 5_000, 'the batch\'s statement waiting on the insert');
+      await holder.query('COMMIT');
+      const [racing, beside] = await answers;
+      expect([racing!.body.ok, beside!.body.ok]).toEqual([true, true]);
+      const owners = await rows<{ source_id: string }>('SELECT c.source_id FROM redemptions r JOIN customers c ON c.id = r.customer_id WHERE r.id = $1', [racing!.body.redemption.id]);
+      expect(owners).toEqual([{ source_id: 'racing' }]);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+    }
+    const customers = await rows<{ id: string; source_id: string }>('SELECT id, source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id', [workspaceId]);
+    expect(customers).toEqual([{ id: customers[0]!.id, source_id: 'beside' }, { id: heldId, source_id: 'racing' }]);
   });
 
   it('fails only the redemption whose customer PostgreSQL refuses, the others of its batch redeemed', async () => {

@@ -58,4 +58,27 @@ describe('two service processes on one database', () => {
     expect((await post(0, `/vouchers/${changed}/disable`, {})).status).toBe(200);
     expect((await post(1, `/vouchers/${changed}/redemption`, { order: { amount: 1000, currency: 'EUR' } })).body.code).toBe('voucher_disabled');
   }, 120_000);
+
+  it('creates each new customer once when batches of both processes name it at once, each redemption counted against its own', async () => {
+    // Eight vouchers over the two processes' partitions: their batches find or create the same new customers at once.
+    const codes = Array.from({ length: 8 }, (_, i) => `TWON-${i}-${randomUUID().slice(0, 8)}`);
+    for (const code of codes) expect((await post(0, '/vouchers', { code, type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' })).status).toBe(201);
+    const tag = randomUUID().slice(0, 8);
+    const names = Array.from({ length: 20 }, (_, i) => `racer-${tag}-${i}`);
+    const requests = names.flatMap((sourceId) => codes.map((code) => ({ sourceId, code })));
+    const answers = await Promise.all(
+      requests.map(({ sourceId, code }, i) => post(i, `/vouchers/${code}/redemption`, { order: { amount: 1000, currency: 'EUR' }, customer: { sourceId } })),
+    );
+    expect(answers.filter((a) => a.body.ok)).toHaveLength(requests.length);
+    const customers = await db.pool.query<{ id: string; source_id: string }>('SELECT id, source_id FROM customers WHERE source_id = ANY($1)', [names]);
+    expect(customers.rows.map((c) => c.source_id).sort()).toEqual([...names].sort());
+    const created = await db.pool.query(`SELECT 1 FROM events WHERE type = 'customer.created' AND payload->>'sourceId' = ANY($1)`, [names]);
+    expect(created.rows).toHaveLength(names.length);
+    const idOf = new Map(customers.rows.map((c) => [c.source_id, c.id]));
+    const owners = await db.pool.query<{ id: string; customer_id: string }>('SELECT id, customer_id FROM redemptions WHERE id = ANY($1::uuid[])', [
+      answers.map((a) => a.body.redemption.id),
+    ]);
+    const ownerOf = new Map(owners.rows.map((r) => [r.id, r.customer_id]));
+    answers.forEach((a, i) => expect(ownerOf.get(a.body.redemption.id)).toBe(idOf.get(requests[i]!.sourceId)));
+  }, 120_000);
 });
