@@ -129,7 +129,7 @@ describe('customers found or created by the batch that decides their redemptions
     expect(elsewhere && 'resolve' in elsewhere).toBe(true);
   });
 
-  it('sends back a redemption whose customer another transaction was inserting, and the web thread finds it committed', async () => {
+  it('sends back a redemption whose customer another transaction is inserting, goes on meanwhile, and the web thread finds it committed', async () => {
     const { api, workspaceId } = await service.newWorkspace();
     await api.post('/api/v1/vouchers', { code: 'RACED', type: 'DISCOUNT', discount: { type: 'AMOUNT', amountOff: 100 }, currency: 'EUR' });
     // Cached first, so that the batch's only wait is the customers' statement.
@@ -140,8 +140,15 @@ describe('customers found or created by the batch that decides their redemptions
       await holder.query('BEGIN');
       await holder.query(`INSERT INTO customers (workspace_id, id, source_id) VALUES ($1, $2, 'racing')`, [workspaceId, heldId]);
       const answers = Promise.all(['racing', 'beside'].map((sourceId) => api.post('/api/v1/vouchers/RACED/redemption', { order: ORDER, customer: { sourceId } })));
-      // The batch's statement waits on the uncommitted insert; once it commits, it neither finds nor creates 'racing'.
+      // The batch's statement waits on the uncommitted insert; the batch does not: it sends both back after a moment,
+      // and the partition goes on deciding while that statement waits (no other customers' statement is sent meanwhile).
       await until(async () => (await lockWaiters(service.pool)) >= 1, 5_000, 'the batch\'s statement waiting on the insert');
+      const meanwhile = await Promise.all([
+        api.post('/api/v1/vouchers/RACED/redemption', { order: ORDER }),
+        api.post('/api/v1/vouchers/RACED/redemption', { order: ORDER, customer: { sourceId: 'meanwhile' } }),
+      ]);
+      expect(meanwhile.map((a) => a.body.ok)).toEqual([true, true]);
+      expect(await lockWaiters(service.pool)).toBeGreaterThanOrEqual(1);
       await holder.query('COMMIT');
       const [racing, beside] = await answers;
       expect([racing!.body.ok, beside!.body.ok]).toEqual([true, true]);
@@ -152,7 +159,7 @@ describe('customers found or created by the batch that decides their redemptions
       holder.release();
     }
     const customers = await rows<{ id: string; source_id: string }>('SELECT id, source_id FROM customers WHERE workspace_id = $1 ORDER BY source_id', [workspaceId]);
-    expect(customers).toEqual([{ id: customers[0]!.id, source_id: 'beside' }, { id: heldId, source_id: 'racing' }]);
+    expect(customers).toEqual([{ id: customers[0]!.id, source_id: 'beside' }, { id: customers[1]!.id, source_id: 'meanwhile' }, { id: heldId, source_id: 'racing' }]);
   });
 
   it('fails only the redemption whose customer PostgreSQL refuses, the others of its batch redeemed', async () => {

@@ -5,7 +5,7 @@
 // again by the web thread with its customer resolved there (redemption-engine.ts).
 import { customerUseOf } from '../../checkout/redemption.rules.js';
 import type { CustomerFacts } from '../../checkout/condition.rules.js';
-import type { CustomerToFind } from '../../contract/engine-port.js';
+import type { CustomerToFind, CustomerUse } from '../../contract/engine-port.js';
 import type { Sql } from '../../platform/database.js';
 import type { PartitionCall } from '../messages.js';
 
@@ -22,26 +22,29 @@ export function isCustomerUnresolved(result: unknown): result is typeof CUSTOMER
   return typeof result === 'object' && result !== null && (result as { customerUnresolved?: unknown }).customerUnresolved === true;
 }
 
+/** Whether a call names a customer its batch is to find or create. */
+export function namesCustomerToFind(call: PartitionCall): call is Extract<PartitionCall, { type: 'redeem' }> {
+  return call.type === 'redeem' && call.customer.find !== undefined;
+}
+
 /**
- * Sets the customer of each call that names one to find (its id and facts, `find` dropped); returns the calls whose
- * customer was not answered (all of them without a finder), to be answered CUSTOMER_UNRESOLVED.
+ * The customers of these calls (each naming one to find), found or created in one statement per workspace, by call;
+ * a call the finder could not answer is absent.
  */
-export async function findBatchCustomers(db: Sql, finder: BatchCustomerFinder | undefined, calls: readonly PartitionCall[]): Promise<Set<PartitionCall>> {
+export async function findBatchCustomers(db: Sql, finder: BatchCustomerFinder, calls: ReadonlyArray<Extract<PartitionCall, { type: 'redeem' }>>): Promise<Map<PartitionCall, CustomerUse>> {
   const byWorkspace = new Map<string, Array<Extract<PartitionCall, { type: 'redeem' }>>>();
   for (const call of calls) {
-    if (call.type !== 'redeem' || !call.customer.find) continue;
     const theirs = byWorkspace.get(call.workspaceId);
     if (theirs) theirs.push(call);
     else byWorkspace.set(call.workspaceId, [call]);
   }
-  const unresolved = new Set<PartitionCall>();
+  const found = new Map<PartitionCall, CustomerUse>();
   for (const [workspaceId, theirs] of byWorkspace) {
-    const found = finder ? await finder(db, workspaceId, theirs.map((c) => c.customer.find!)) : [];
+    const facts = await finder(db, workspaceId, theirs.map((c) => c.customer.find!));
     theirs.forEach((call, i) => {
-      const facts = found[i];
-      if (facts) call.customer = customerUseOf(facts);
-      else unresolved.add(call);
+      const f = facts[i];
+      if (f) found.set(call, customerUseOf(f));
     });
   }
-  return unresolved;
+  return found;
 }

@@ -26,7 +26,7 @@ import { forgetStale, markVoucherStale } from './stale-marks.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
 import { anyTraced, epochMs, PartitionFigures, type BatchTiming } from './partition-figures.js';
 import { planWrites, type WriteCall } from './write-planner.js';
-import { CUSTOMER_UNRESOLVED, findBatchCustomers, type BatchCustomerFinder } from './batch-customers.js';
+import { CUSTOMER_UNRESOLVED, findBatchCustomers, namesCustomerToFind, type BatchCustomerFinder } from './batch-customers.js';
 
 export interface PartitionOptions {
   db: Pool;
@@ -64,6 +64,12 @@ interface Item {
 }
 
 const COMMIT_ATTEMPTS = 6;
+/**
+ * How long a batch waits for its customers' statement (a millisecond or so as a rule). Past it the statement is waiting
+ * on another transaction's insert of one of them (a customer import's chunk holds 5,000 for its whole transaction): the
+ * batch sends those redemptions back and goes on, and no other customers' statement is sent until that one ends.
+ */
+const CUSTOMERS_WAIT_MS = 50;
 /** Attempts decided on the cache before a batch decides under its vouchers' row locks (commitWrites). */
 const OPTIMISTIC_ATTEMPTS = 2;
 
@@ -291,11 +297,40 @@ export class PartitionRuntime {
     if (writes.length) await this.commitWrites(writes, rollbackRows, startedAt);
   }
 
-  /** The customers the batch's redemptions name by sourceId alone (batch-customers.ts); the items left to decide. */
+  /** A customers' statement is out past CUSTOMERS_WAIT_MS: the batches meanwhile send theirs back at once. */
+  private customersOut = false;
+
+  /**
+   * The customers the batch's redemptions name by sourceId alone (batch-customers.ts), set on their calls; those not
+   * answered are answered CUSTOMER_UNRESOLVED (resolved on the web thread, sent again). The items left to decide.
+   */
   private async findCustomers(items: Item[]): Promise<Item[]> {
-    const unresolved = await findBatchCustomers(this.options.db, this.options.customers, items.map((i) => i.call));
-    if (unresolved.size === 0) return items;
-    for (const item of items) if (unresolved.has(item.call)) this.answer(item, CUSTOMER_UNRESOLVED);
+    const finding = items.filter((item) => namesCustomerToFind(item.call));
+    if (finding.length === 0) return items;
+    const finder = this.options.customers;
+    let found: Map<PartitionCall, CustomerUse> | undefined;
+    if (finder && !this.customersOut) {
+      this.customersOut = true;
+      const statement = findBatchCustomers(this.options.db, finder, finding.map((item) => item.call as Extract<PartitionCall, { type: 'redeem' }>)).finally(() => {
+        this.customersOut = false;
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CUSTOMERS_WAIT_MS)));
+      try {
+        found = await Promise.race([statement, waited]);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!found) {
+        // Waiting on another transaction's insert of one of them (an import's, most likely): left to finish on its own.
+        statement.catch((error: unknown) => this.options.log.warn({ err: (error as Error).message }, 'finding the customers of a batch failed after it went on'));
+      }
+    }
+    for (const item of finding) {
+      const customer = found?.get(item.call);
+      if (customer) item.call = { ...(item.call as Extract<PartitionCall, { type: 'redeem' }>), customer };
+      else this.answer(item, CUSTOMER_UNRESOLVED);
+    }
     return items.filter((item) => !item.done);
   }
 
