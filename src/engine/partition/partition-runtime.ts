@@ -44,6 +44,8 @@ export interface PartitionOptions {
   calendar: ZoneCalendar;
   /** Finds or creates the customers redemptions name by sourceId alone (none: each is answered CUSTOMER_UNRESOLVED). */
   customers?: BatchCustomerFinder | undefined;
+  /** How long a batch waits for its customers' statement before it sends them back (default CUSTOMERS_WAIT_MS). */
+  customersWaitMs?: number;
   now?: () => number;
 }
 
@@ -65,11 +67,12 @@ interface Item {
 
 const COMMIT_ATTEMPTS = 6;
 /**
- * How long a batch waits for its customers' statement (a millisecond or so as a rule). Past it the statement is waiting
- * on another transaction's insert of one of them (a customer import's chunk holds 5,000 for its whole transaction): the
- * batch sends those redemptions back and goes on, and no other customers' statement is sent until that one ends.
+ * How long a batch waits for its customers' statement (a millisecond or so as a rule; a new connection's first, on a
+ * busy machine, tens). Past it the statement is likely waiting on another transaction's insert of one of them (a
+ * customer import's chunk holds 5,000 for its whole transaction): the batch sends those redemptions back and goes on,
+ * and no other customers' statement is sent until that one ends.
  */
-const CUSTOMERS_WAIT_MS = 50;
+const CUSTOMERS_WAIT_MS = 100;
 /** Attempts decided on the cache before a batch decides under its vouchers' row locks (commitWrites). */
 const OPTIMISTIC_ATTEMPTS = 2;
 
@@ -315,7 +318,7 @@ export class PartitionRuntime {
         this.customersOut = false;
       });
       let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), CUSTOMERS_WAIT_MS)));
+      const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.options.customersWaitMs ?? CUSTOMERS_WAIT_MS)));
       try {
         found = await Promise.race([statement, waited]);
       } finally {
