@@ -26,7 +26,7 @@ import { forgetStale, markVoucherStale } from './stale-marks.js';
 import { noUse, ofKind, useContext, voucherKey, VoucherStateCache, type HotVoucher } from './voucher-state-cache.js';
 import { anyTraced, epochMs, PartitionFigures, type BatchTiming } from './partition-figures.js';
 import { planWrites, type WriteCall } from './write-planner.js';
-import { CUSTOMER_UNRESOLVED, findBatchCustomers, namesCustomerToFind, type BatchCustomerFinder } from './batch-customers.js';
+import { BatchCustomers, CUSTOMER_UNRESOLVED, namesCustomerToFind, type BatchCustomerFinder } from './batch-customers.js';
 
 export interface PartitionOptions {
   db: Pool;
@@ -44,7 +44,7 @@ export interface PartitionOptions {
   calendar: ZoneCalendar;
   /** Finds or creates the customers redemptions name by sourceId alone (none: each is answered CUSTOMER_UNRESOLVED). */
   customers?: BatchCustomerFinder | undefined;
-  /** How long a batch waits for its customers' statement before it sends them back (default CUSTOMERS_WAIT_MS). */
+  /** How long a batch waits for its customers' statement before it sends them back (default CUSTOMERS_WAIT_MS, batch-customers.ts). */
   customersWaitMs?: number;
   now?: () => number;
 }
@@ -66,13 +66,6 @@ interface Item {
 }
 
 const COMMIT_ATTEMPTS = 6;
-/**
- * How long a batch waits for its customers' statement (a millisecond or so as a rule; a new connection's first, on a
- * busy machine, tens). Past it the statement is likely waiting on another transaction's insert of one of them (a
- * customer import's chunk holds 5,000 for its whole transaction): the batch sends those redemptions back and goes on,
- * and no other customers' statement is sent until that one ends.
- */
-const CUSTOMERS_WAIT_MS = 100;
 /** Attempts decided on the cache before a batch decides under its vouchers' row locks (commitWrites). */
 const OPTIMISTIC_ATTEMPTS = 2;
 
@@ -94,6 +87,7 @@ export class PartitionRuntime {
   private readonly budgets: BudgetStates;
   private readonly refusals: RefusalCounts;
   private readonly writer: PlanWriter;
+  private readonly customers: BatchCustomers;
   /** Locked attempts (attemptUnderLocks), one at a time. */
   private readonly lockedAttempts = new KeyedQueue();
   private readonly now: () => number;
@@ -101,6 +95,7 @@ export class PartitionRuntime {
   constructor(private readonly options: PartitionOptions) {
     this.cache = new VoucherStateCache(options.cacheSize, options.cacheTtlMs);
     this.budgets = new BudgetStates(options.db, options.calendar);
+    this.customers = new BatchCustomers(options.db, options.customers, options.log, options.customersWaitMs);
     this.writer = new PlanWriter(options.db, options.insightsRollup === false ? 'off' : { writer: options.partition ?? 0 });
     this.now = options.now ?? Date.now;
     this.refusals = new RefusalCounts(options.db, options.partition ?? 0, options.log);
@@ -300,38 +295,17 @@ export class PartitionRuntime {
     if (writes.length) await this.commitWrites(writes, rollbackRows, startedAt);
   }
 
-  /** A customers' statement is out past CUSTOMERS_WAIT_MS: the batches meanwhile send theirs back at once. */
-  private customersOut = false;
-
   /**
    * The customers the batch's redemptions name by sourceId alone (batch-customers.ts), set on their calls; those not
    * answered are answered CUSTOMER_UNRESOLVED (resolved on the web thread, sent again). The items left to decide.
    */
   private async findCustomers(items: Item[]): Promise<Item[]> {
-    const finding = items.filter((item) => namesCustomerToFind(item.call));
+    const finding = items.flatMap((item) => (namesCustomerToFind(item.call) ? [{ item, call: item.call }] : []));
     if (finding.length === 0) return items;
-    const finder = this.options.customers;
-    let found: Map<PartitionCall, CustomerUse> | undefined;
-    if (finder && !this.customersOut) {
-      this.customersOut = true;
-      const statement = findBatchCustomers(this.options.db, finder, finding.map((item) => item.call as Extract<PartitionCall, { type: 'redeem' }>)).finally(() => {
-        this.customersOut = false;
-      });
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.options.customersWaitMs ?? CUSTOMERS_WAIT_MS)));
-      try {
-        found = await Promise.race([statement, waited]);
-      } finally {
-        clearTimeout(timer);
-      }
-      if (!found) {
-        // Waiting on another transaction's insert of one of them (an import's, most likely): left to finish on its own.
-        statement.catch((error: unknown) => this.options.log.warn({ err: (error as Error).message }, 'finding the customers of a batch failed after it went on'));
-      }
-    }
-    for (const item of finding) {
-      const customer = found?.get(item.call);
-      if (customer) item.call = { ...(item.call as Extract<PartitionCall, { type: 'redeem' }>), customer };
+    const found = await this.customers.find(finding.map((f) => f.call));
+    for (const { item, call } of finding) {
+      const customer = found.get(call);
+      if (customer) item.call = { ...call, customer };
       else this.answer(item, CUSTOMER_UNRESOLVED);
     }
     return items.filter((item) => !item.done);
