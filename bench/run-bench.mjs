@@ -222,17 +222,27 @@ async function main() {
   const floorPicked = !ONLY.length || ONLY.includes('floor');
   const floor = floorPicked ? await startFloor(root, databaseUrl, cleanups) : undefined;
   const floorRequests = (requests) => requests.map((r) => ({ ...r, path: r.path.replace(/^\/api\/v1\/vouchers\/(\w+)\/redemption$/, '/redeem/$1') }));
-  const floors = floor
-    ? await floorRows((name, options) => load(name, options, { node: floor.pid, postgres: service.pid }), {
-        validate: ['floor: validate, hot code', { url: `${floor.url}/validate/VALIDATE`, headers: auth, body: orderBody }],
-        hot: ['floor: redeem, one hot code', { url: `${floor.url}/redeem/HOT`, headers: auth, body: orderBody }],
-        keyed: ['floor: hot code, Idempotency-Key', { url: floor.url, headers: auth, requests: floorRequests(keyedRequests) }],
-        returning: ['floor: hot code, returning customer', { url: floor.url, headers: auth, requests: floorRequests(returningRequests) }],
-        checkout: ['floor: checkout', { url: floor.url, headers: auth, requests: floorRequests(checkoutRequest('/api/v1/vouchers/HOT/redemption')) }],
-        newCustomer: ['floor: hot code, new customer', { url: floor.url, headers: auth, requests: floorRequests(newCustomerRequests) }],
-        hotAgain: ['floor: redeem, one hot code, again', { url: `${floor.url}/redeem/HOT`, headers: auth, body: orderBody }],
-      })
-    : {};
+  // Each row once more with the floor's writer on a thread of its own, the design card's partition: the least the
+  // design allows, which the CPU and p99 targets are judged on (keys with `Thread` after them).
+  const floorScenarios = (f, label) => ({
+    validate: [`${label}: validate, hot code`, { url: `${f.url}/validate/VALIDATE`, headers: auth, body: orderBody }],
+    hot: [`${label}: redeem, one hot code`, { url: `${f.url}/redeem/HOT`, headers: auth, body: orderBody }],
+    keyed: [`${label}: hot code, Idempotency-Key`, { url: f.url, headers: auth, requests: floorRequests(keyedRequests) }],
+    returning: [`${label}: hot code, returning customer`, { url: f.url, headers: auth, requests: floorRequests(returningRequests) }],
+    checkout: [`${label}: checkout`, { url: f.url, headers: auth, requests: floorRequests(checkoutRequest('/api/v1/vouchers/HOT/redemption')) }],
+    newCustomer: [`${label}: hot code, new customer`, { url: f.url, headers: auth, requests: floorRequests(newCustomerRequests) }],
+  });
+  const floors = {};
+  if (floor) {
+    const loadFloor = (pid) => (name, options) => load(name, options, { node: pid, postgres: service.pid });
+    Object.assign(floors, await floorRows(loadFloor(floor.pid), {
+      ...floorScenarios(floor, 'floor'),
+      hotAgain: ['floor: redeem, one hot code, again', { url: `${floor.url}/redeem/HOT`, headers: auth, body: orderBody }],
+    }));
+    const threaded = await startFloor(root, databaseUrl, cleanups, { thread: true });
+    const rows = await floorRows(loadFloor(threaded.pid), floorScenarios(threaded, 'floor, writer thread'));
+    for (const [key, row] of Object.entries(rows)) floors[`${key}Thread`] = row;
+  }
   const spreadRow = await loadService('redeem over 10,000 codes', {
     url: baseUrl,
     headers: auth,

@@ -9,15 +9,20 @@
 // customers by sourceId, by time and by email), on the same PostgreSQL. No validation, rules, budgets, rollups or metrics: a floor, not a peer
 // (a customer created meanwhile under the same sourceId, or a key sent again, fails its batch with a 503: the bench's
 // new customers and keys are random).
-// Routes: POST /seed {codes, limit?, customers}, POST /validate/:code and POST /redeem/:code ({order, customer?}; an
-// Idempotency-Key header claims a key). Usage: node lean-floor.mjs PORT DATABASE_URL
+// With a third argument `thread`, the writer (the vouchers' state, the decisions, the batches and their statements) runs
+// in a worker thread of its own, as the design card's partition does, and the two threads exchange one message a turn
+// each way (the calls the HTTP thread read in a turn; the answers a commit or a turn's validations release): the same
+// work plus the hand-off the design asks for, so that a target the floor meets only without that hand-off is known.
+// Routes: POST /seed {codes, limit?, customers}, POST /writer (the deciding thread's id, its batches and writes), POST /validate/:code and POST /redeem/:code ({order, customer?}; an
+// Idempotency-Key header claims a key). Usage: node lean-floor.mjs PORT DATABASE_URL [thread]
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+import { isMainThread, parentPort, threadId, Worker, workerData } from 'node:worker_threads';
 import pg from 'pg';
 
-const [port, url] = process.argv.slice(2);
-// Its four connections are opened before it answers and kept (no idle timeout): none is opened during a run, where a
-// PostgreSQL shared with other work may be at its max_connections for a moment ("too many clients").
+const [port, url, mode] = isMainThread ? process.argv.slice(2) : [undefined, workerData.url, 'writer'];
+// Its four connections (a thread's) are opened before it answers and kept (no idle timeout): none is opened during a
+// run, where a PostgreSQL shared with other work may be at its max_connections for a moment ("too many clients").
 const CONNECTIONS = 4;
 const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS, idleTimeoutMillis: 0 });
 async function openConnections() {
@@ -37,7 +42,7 @@ async function openConnections() {
 }
 await openConnections();
 
-await pool.query(`
+if (isMainThread) await pool.query(`
   CREATE TABLE IF NOT EXISTS lean_vouchers (code text PRIMARY KEY, redemption_limit int, redeemed_count int NOT NULL DEFAULT 0, amount_off int NOT NULL);
   CREATE TABLE IF NOT EXISTS lean_customers (id uuid PRIMARY KEY, source_id text UNIQUE NOT NULL, email text, created_at timestamptz NOT NULL DEFAULT now());
   CREATE INDEX IF NOT EXISTS lean_customers_by_created ON lean_customers (created_at DESC, id DESC);
@@ -152,9 +157,18 @@ SELECT 1 / ((SELECT count(*) FROM counted) = cardinality($6::text[]) AND (SELECT
 // One batch in flight: what arrives meanwhile waits and goes in the next, in one statement.
 let queue = [];
 let inFlight = false;
+/** Batches committed and the redemptions in them, for POST /writer. */
+const committed = { batches: 0, writes: 0 };
+let kickQueued = false;
 function enqueue(entry) {
   queue.push(entry);
-  if (!inFlight) void commitNext();
+  // After the other calls of the same message (or HTTP read) have queued too: they go in one batch.
+  if (inFlight || kickQueued) return;
+  kickQueued = true;
+  queueMicrotask(() => {
+    kickQueued = false;
+    if (!inFlight) void commitNext();
+  });
 }
 async function commitNext() {
   if (!queue.length) return;
@@ -193,6 +207,8 @@ async function commitNext() {
   for (const [code, n] of uses) cols[5].push(code), cols[6].push(n);
   try {
     if (uses.size) await pool.query({ name: 'lean-commit', text: COMMIT, values: cols });
+    committed.batches += 1;
+    committed.writes += cols[7].length;
     for (const [code, n] of uses) vouchers.get(code).count += n;
     for (const [e, status, body] of decided) e.reply(status, body);
   } catch (error) {
@@ -209,6 +225,67 @@ function reply(res, status, body) {
   res.end(text);
 }
 
+/** The writer's part of a call ({ type: 'validate' | 'redeem', code, order, and a redemption's customer and key}). */
+async function decide(call, reply) {
+  if (call.type === 'whereabouts') return reply(200, { threadId, ...committed });
+  const v = await voucherOf(call.code);
+  if (!v) return reply(404, { code: 'voucher_not_found' });
+  const amount = Math.min(v.amountOff, call.order.amount);
+  if (call.type === 'validate') {
+    return reply(200, { valid: v.limit === null || v.count < v.limit, code: call.code, discount: { type: 'AMOUNT', amountOff: v.amountOff }, order: { amount: call.order.amount, discountAmount: amount, totalAmount: call.order.amount - amount } });
+  }
+  enqueue({ ...call, reply });
+}
+
+/** Calls to the writer thread and its answers, one message a turn each way. */
+function writerLink(writer) {
+  const waiting = new Map();
+  let next = 0;
+  let outgoing = null;
+  writer.on('error', (error) => {
+    console.error('the floor\'s writer thread failed:', error);
+    process.exit(1);
+  });
+  writer.on('message', (answers) => {
+    for (const [id, status, body] of answers) {
+      waiting.get(id)(status, body);
+      waiting.delete(id);
+    }
+  });
+  return (call, reply) => {
+    const id = ++next;
+    waiting.set(id, reply);
+    if (!outgoing) {
+      outgoing = [];
+      setImmediate(() => {
+        writer.postMessage(outgoing);
+        outgoing = null;
+      });
+    }
+    outgoing.push({ id, call });
+  };
+}
+
+/** The writer thread: decides what the HTTP thread sends, and answers in one message a turn. */
+function serveWriter() {
+  let answers = null;
+  const answer = (id) => (status, body) => {
+    if (!answers) {
+      answers = [];
+      setImmediate(() => {
+        parentPort.postMessage(answers);
+        answers = null;
+      });
+    }
+    answers.push([id, status, body]);
+  };
+  parentPort.on('message', (calls) => {
+    for (const { id, call } of calls) decide(call, answer(id)).catch((error) => answer(id)(400, { code: 'bad_request', detail: String(error.message) }));
+  });
+}
+
+const toWriter = mode === 'thread' ? writerLink(new Worker(new URL(import.meta.url), { workerData: { url } })) : decide;
+
 async function handle(req, res, raw) {
   if (req.url === '/seed') {
     const { codes, limit = null, customers = [] } = JSON.parse(raw);
@@ -216,17 +293,15 @@ async function handle(req, res, raw) {
     await pool.query(`INSERT INTO lean_customers (id, source_id) SELECT gen_random_uuid(), unnest($1::text[]) ON CONFLICT (source_id) DO NOTHING`, [customers]);
     return reply(res, 200, { ok: true });
   }
+  // Which thread decides (0: the HTTP thread's own).
+  if (req.url === '/writer') return toWriter({ type: 'whereabouts' }, (status, answered) => reply(res, status, answered));
   const route = /^\/(validate|redeem)\/([^/?]+)$/.exec(req.url ?? '');
   if (req.method !== 'POST' || !route) return reply(res, 404, { code: 'not_found' });
   if (!(await authorized(req.headers.authorization))) return reply(res, 401, { code: 'unauthorized' });
   const body = JSON.parse(raw);
   const code = decodeURIComponent(route[2]);
-  const v = await voucherOf(code);
-  if (!v) return reply(res, 404, { code: 'voucher_not_found' });
-  const amount = Math.min(v.amountOff, body.order.amount);
-  if (route[1] === 'validate') {
-    return reply(res, 200, { valid: v.limit === null || v.count < v.limit, code, discount: { type: 'AMOUNT', amountOff: v.amountOff }, order: { amount: body.order.amount, discountAmount: amount, totalAmount: body.order.amount - amount } });
-  }
+  const answer = (status, answered) => reply(res, status, answered);
+  if (route[1] === 'validate') return toWriter({ type: 'validate', code, order: body.order }, answer);
   const sourceId = body.customer?.sourceId;
   let customerId = null;
   let newCustomer = false;
@@ -236,10 +311,11 @@ async function handle(req, res, raw) {
   }
   const key = req.headers['idempotency-key'];
   const hash = key ? createHash('sha256').update(req.url).update(raw).digest('base64url') : undefined;
-  enqueue({ code, order: body.order, customerId, sourceId, newCustomer, key, hash, reply: (status, answer) => reply(res, status, answer) });
+  return toWriter({ type: 'redeem', code, order: body.order, customerId, sourceId, newCustomer, key, hash }, answer);
 }
 
-createServer((req, res) => {
+if (!isMainThread) serveWriter();
+else createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
