@@ -13,8 +13,9 @@
 // in a worker thread of its own, as the design card's partition does, and the two threads exchange one message a turn
 // each way (the calls the HTTP thread read in a turn; the answers a commit or a turn's validations release): the same
 // work plus the hand-off the design asks for, so that a target the floor meets only without that hand-off is known.
-// Routes: POST /seed {codes, limit?, customers}, POST /writer (the deciding thread's id, its batches and writes), POST /validate/:code and POST /redeem/:code ({order, customer?}; an
-// Idempotency-Key header claims a key). Usage: node lean-floor.mjs PORT DATABASE_URL [thread]
+// Routes: POST /seed {codes, limit?, customers}, POST /writer (the deciding thread's id, its batches and writes),
+// POST /validate/:code and POST /redeem/:code ({order, customer?}; an Idempotency-Key header claims a key).
+// Usage: node lean-floor.mjs PORT DATABASE_URL [thread]
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { isMainThread, parentPort, threadId, Worker, workerData } from 'node:worker_threads';
@@ -294,7 +295,7 @@ async function handle(req, res, raw) {
     return reply(res, 200, { ok: true });
   }
   // Which thread decides (0: the HTTP thread's own).
-  if (req.url === '/writer') return toWriter({ type: 'whereabouts' }, (status, answered) => reply(res, status, answered));
+  if (req.method === 'POST' && req.url === '/writer') return toWriter({ type: 'whereabouts' }, (status, answered) => reply(res, status, answered));
   const route = /^\/(validate|redeem)\/([^/?]+)$/.exec(req.url ?? '');
   if (req.method !== 'POST' || !route) return reply(res, 404, { code: 'not_found' });
   if (!(await authorized(req.headers.authorization))) return reply(res, 401, { code: 'unauthorized' });
