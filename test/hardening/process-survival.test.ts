@@ -14,6 +14,15 @@ import { until } from '../support/until.js';
 /** Fixed, so a failure replays; FUZZ_SEED tries another. Printed with every failure. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126);
 const CONCURRENCY = 8;
+/**
+ * Imports go two at a time: each takes one of a web process's import slots (a quarter of its pool) and keeps it while
+ * its rows merge after the answer, so eight lanes of imports queue behind each other's merges; on a loaded machine
+ * that wait passes the service's own bound (30 s, then 503 with Retry-After), which is backpressure, not this test's
+ * subject. Two lanes still race each other and the other eight.
+ */
+const IMPORT_CONCURRENCY = 2;
+/** Above the service's longest wait for an import slot (30 s): a slow answer is seen, not cut off. */
+const ANSWER_TIMEOUT_MS = 75_000;
 const ZERO_ID = '00000000-0000-4000-8000-000000000000';
 
 let db: TestDatabase;
@@ -51,7 +60,7 @@ interface Answer {
 async function fire(shot: Shot, key: string): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${shot.key ?? key}` };
   if (shot.body !== undefined) headers['content-type'] = shot.contentType ?? 'application/json';
-  const res = await fetch(service.baseUrl + shot.path, { method: shot.method, headers, body: shot.body, signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(service.baseUrl + shot.path, { method: shot.method, headers, body: shot.body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 
@@ -68,19 +77,29 @@ function fault(answer: Answer): string | undefined {
   }
 }
 
-/** Every shot, CONCURRENCY at a time; the faults found, each with what was sent. */
-async function fireAll(shots: Shot[], key: string): Promise<string[]> {
-  const faults: string[] = [];
+interface Fired {
+  faults: string[];
+  /** Each shot's time to its answer (or to giving up), for the slowest printed. */
+  took: Array<{ shot: string; ms: number }>;
+}
+
+function isImport(shot: Shot): boolean {
+  return shot.path.endsWith('/import') || shot.path.endsWith('s.import');
+}
+
+/** Every shot, `lanes` at a time; the faults found, each with what was sent. */
+async function fireAll(shots: Shot[], key: string, lanes: number, fired: Fired): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < shots.length) {
       const shot = shots[next++]!;
+      const started = performance.now();
       const found = await fire(shot, key).then(fault, (error: Error) => `no answer (${error.message}; ${String((error as { cause?: unknown }).cause)})`);
-      if (found) faults.push(`${shot.label} ${shot.method} ${shot.path}: ${found} [seed ${SEED}]`);
+      fired.took.push({ shot: `${shot.label} ${shot.method} ${shot.path}`, ms: Math.round(performance.now() - started) });
+      if (found) fired.faults.push(`${shot.label} ${shot.method} ${shot.path}: ${found} [seed ${SEED}]`);
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return faults;
+  await Promise.all(Array.from({ length: lanes }, lane));
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -152,8 +171,18 @@ describe('no input stops a process', () => {
     const workspace = await fetch(`${service.baseUrl}/api/v1/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'fuzz' }) });
     const { apiKey: fuzzKey } = (await workspace.json()) as { apiKey: string };
 
-    const [killerFaults, generatedFaults] = await Promise.all([fireAll(knownKillers(apiKeyId), admin.key), fireAll(generatedShots(), fuzzKey)]);
-    expect([...killerFaults, ...generatedFaults].slice(0, 20)).toEqual([]);
+    const killers = knownKillers(apiKeyId);
+    const generated = generatedShots();
+    const fired: Fired = { faults: [], took: [] };
+    await Promise.all([
+      fireAll(killers.filter(isImport), admin.key, IMPORT_CONCURRENCY, fired),
+      fireAll(generated.filter(isImport), fuzzKey, IMPORT_CONCURRENCY, fired),
+      fireAll(killers.filter((shot) => !isImport(shot)), admin.key, CONCURRENCY, fired),
+      fireAll(generated.filter((shot) => !isImport(shot)), fuzzKey, CONCURRENCY, fired),
+    ]);
+    const slowest = fired.took.sort((a, b) => b.ms - a.ms).slice(0, 3);
+    console.log(`${fired.took.length} shots; the slowest answers: ${slowest.map((t) => `${t.shot} ${t.ms} ms`).join(', ')}`);
+    expect(fired.faults.slice(0, 20)).toEqual([]);
 
     expect(processTree(service.child.pid!), 'the same processes, none replaced').toEqual(before);
     expect((await fetch(`${service.baseUrl}/ready`)).status).toBe(200);
