@@ -38,8 +38,10 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // Bounds against a hang, not measures: on 2026-11-27 the machine ran at half its usual speed (bare node:http 22,000
     // to 42,000 req/s against 55,000 to 61,000) and npm test took 9 min 50 s; tests spawning CLI processes passed 30 s.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // On 2026-11-29 CI's run took 20 min (4.5 min on the same machine an hour later), and a run beside two busy loops
+    // 22 min: the CLI's create-to-delete test passed 60 s. A hang still ends in 3 minutes.
+    testTimeout: 180_000,
+    hookTimeout: 240_000,
     pool: 'forks',
     projects: [
       // One run: the shared files first (group 0), then the timed ones one at a time (group 1), with one global setup.
