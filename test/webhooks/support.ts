@@ -92,7 +92,8 @@ export async function deliveryOf(api: ApiClient, webhookId: string, eventId: str
 }
 
 /** Polls the delivery of an event until `ready` holds for it. */
-export function deliveryWhen(api: ApiClient, webhookId: string, eventId: string, ready: (delivery: any) => boolean, timeoutMs = 10_000) {
+/** A bound against a hang, not a measure: 10 s passed on a machine starved to a fifth of its speed (2026-11-29). */
+export function deliveryWhen(api: ApiClient, webhookId: string, eventId: string, ready: (delivery: any) => boolean, timeoutMs = 60_000) {
   return until(async () => {
     const delivery = await deliveryOf(api, webhookId, eventId);
     return delivery && ready(delivery) && delivery;
