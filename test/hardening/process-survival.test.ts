@@ -58,8 +58,9 @@ interface Answer {
 }
 
 /**
- * The shot's answer. A 503 with Retry-After (the service short of database sessions on a starved machine: a pool's
- * 5 s wait for a connection passed) is sent once more after it, as a client would: only a second one is a fault.
+ * The shot's answer. A 503 with Retry-After (the service's overload answer: on a starved machine "the database is
+ * unreachable; retry shortly", most likely a pool's 5 s wait for a connection passed) is sent once more after it (at
+ * most 5 s later), as a client would: only a second one is a fault.
  */
 async function fire(shot: Shot, key: string, again = true): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${shot.key ?? key}` };
@@ -93,11 +94,12 @@ interface Fired {
   took: Array<{ shot: string; ms: number }>;
 }
 
+/** An import, by REST (`/api/v1/vouchers/import`) or RPC (`/api/rpc/vouchers.import`). */
 function isImport(shot: Shot): boolean {
-  return shot.path.endsWith('/import') || shot.path.endsWith('s.import');
+  return /[/.]import$/.test(shot.path);
 }
 
-/** Every shot, `lanes` at a time; the faults found, each with what was sent. */
+/** Every shot, `lanes` at a time; each fault found, with what was sent, and each shot's time go into `fired`. */
 async function fireAll(shots: Shot[], key: string, lanes: number, fired: Fired): Promise<void> {
   let next = 0;
   const lane = async () => {

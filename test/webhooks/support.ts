@@ -91,8 +91,10 @@ export async function deliveryOf(api: ApiClient, webhookId: string, eventId: str
   return res.body.data[0] as any;
 }
 
-/** Polls the delivery of an event until `ready` holds for it. */
-/** A bound against a hang, not a measure: 10 s passed on a machine starved to a fifth of its speed (2026-11-29). */
+/**
+ * Polls the delivery of an event until `ready` holds for it. `timeoutMs` is a bound against a hang, not a measure:
+ * 10 s passed on a machine starved to a fifth of its speed (2026-11-29).
+ */
 export function deliveryWhen(api: ApiClient, webhookId: string, eventId: string, ready: (delivery: any) => boolean, timeoutMs = 60_000) {
   return until(async () => {
     const delivery = await deliveryOf(api, webhookId, eventId);
