@@ -240,12 +240,17 @@ describe('pay with points', () => {
     const spent = (await transactions(api, card.id)).filter((e) => e.type === 'REDEMPTION').reverse();
     const running = [1, 2, 3, 4, 5, 6].map((n) => [-150, 1_000 - 150 * n]);
     expect(spent.map((e) => [e.amount, e.balanceAfter])).toEqual([...running, [-100, 0]]);
-    const draws = await service.pool.query<{ entry_id: string; bucket_id: string; points: string }>(
-      `SELECT d.entry_id, d.bucket_id, d.points FROM loyalty_point_draws d JOIN loyalty_ledger_entries e ON e.id = d.entry_id
+    // What each payment drew: a draw row per bucket for the two that span buckets (the second and the fourth), the
+    // entry's own bucket_id for the five drawn from one (schema/0074).
+    const draws = await service.pool.query<{ entry_id: string; bucket_id: string; points: string; row: boolean }>(
+      `SELECT e.id AS entry_id, coalesce(d.bucket_id, e.bucket_id) AS bucket_id, coalesce(d.points, -e.amount) AS points, d.entry_id IS NOT NULL AS row
+         FROM loyalty_ledger_entries e LEFT JOIN loyalty_point_draws d ON d.entry_id = e.id
         WHERE e.member_id = $1 AND e.type = 'REDEMPTION'`,
       [card.id],
     );
     for (const entry of spent) expect(draws.rows.filter((d) => d.entry_id === entry.id).reduce((a, d) => a + Number(d.points), 0)).toBe(-entry.amount);
+    expect(spent.map((entry) => draws.rows.filter((d) => d.entry_id === entry.id && d.row).length)).toEqual([0, 2, 0, 2, 0, 0, 0]);
+    expect(draws.rows.every((d) => d.bucket_id !== null)).toBe(true);
     const buckets = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
     expect(buckets.rows.map((r) => Number(r.remaining))).toEqual([0, 0, 0]);
     const rollup = await service.pool.query(`SELECT sum(spent)::bigint AS spent FROM loyalty_point_rollups WHERE program_id = $1`, [programId]);
@@ -256,6 +261,40 @@ describe('pay with points', () => {
     expect((await api.post(`/api/v1/redemptions/${redemption.rows[0].id}/rollback`, {})).body).toMatchObject({ ok: true });
     const refilled = await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id]);
     expect(refilled.rows.map((r) => Number(r.remaining))).toEqual([100, 50, 0]);
+  });
+
+  it('a payment drawn from one bucket writes no draw row: its entry names the bucket, and refunds in parts go back into it', async () => {
+    const { api, workspaceId } = await service.newWorkspace();
+    const card = await memberWith(api, await payingProgram(api), 0);
+    await addPoints(api, card.id, 300, { expiresAt: new Date(Date.now() + 50 * 86_400_000).toISOString() });
+    await addPoints(api, card.id, 300, { expiresAt: new Date(Date.now() + 5 * 86_400_000).toISOString() });
+    const paid = await api.post(`/api/v1/vouchers/${card.code}/redemption`, { order: order(100) });
+    expect(paid.body).toMatchObject({ ok: true, redemption: { points: 200 } });
+    const entry = await service.pool.query(
+      `SELECT e.id, e.bucket_id, b.expires_at FROM redemptions r JOIN loyalty_ledger_entries e ON e.id = r.points_entry_id
+         JOIN loyalty_point_buckets b ON b.id = e.bucket_id WHERE r.id = $1`,
+      [paid.body.redemption.id],
+    );
+    // The soonest expiring bucket paid it all, and no draw row was written.
+    expect(entry.rows).toHaveLength(1);
+    expect(new Date(entry.rows[0].expires_at).getTime()).toBeLessThan(Date.now() + 6 * 86_400_000);
+    const rowsOf = async () => (await service.pool.query(`SELECT bucket_id, points, refunded FROM loyalty_point_draws WHERE entry_id = $1`, [entry.rows[0].id])).rows;
+    expect(await rowsOf()).toEqual([]);
+    const remaining = async () =>
+      (await service.pool.query(`SELECT remaining FROM loyalty_point_buckets WHERE member_id = $1 ORDER BY expires_at`, [card.id])).rows.map((r) => Number(r.remaining));
+    expect(await remaining()).toEqual([100, 300]);
+
+    // A refund of part (as an order return gives) writes the draw row once and gives back into that bucket; the rest after.
+    const refund = (points: number | null) =>
+      service.pool.query(`SELECT * FROM loyalty_refund($1, $2, 'ROLLBACK', 'test', 'part', $3)`, [workspaceId, entry.rows[0].id, points]);
+    expect((await refund(50)).rows[0]).toMatchObject({ points: 50 });
+    expect(await rowsOf()).toEqual([{ bucket_id: entry.rows[0].bucket_id, points: 200, refunded: 50 }]);
+    expect(await remaining()).toEqual([150, 300]);
+    expect((await refund(null)).rows[0]).toMatchObject({ points: 150 });
+    expect(await rowsOf()).toEqual([{ bucket_id: entry.rows[0].bucket_id, points: 200, refunded: 200 }]);
+    expect(await remaining()).toEqual([300, 300]);
+    expect((await refund(null)).rows).toEqual([]);
+    expect((await member(api, card.id)).balance).toBe(600);
   });
 
   it('locks only the buckets a payment draws from: a bucket held elsewhere past them does not hold it up', async () => {

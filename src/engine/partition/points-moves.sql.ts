@@ -1,6 +1,6 @@
 // Pay with points in a batch: the debits are a part of the batch statement (its entries and bucket draws), the card's
 // balance taken by the vouchers part under its guard; rollbacks give points back after the statement, in its
-// transaction, through the ledger's own SQL function (schema/0018), which refills the buckets a debit drew from. A
+// transaction, through the ledger's own SQL function (schema/0018, 0074), which refills the buckets a debit drew from. A
 // card's points have writers outside the engine (earning, rewards, transfers, jobs), so every move is guarded in SQL:
 // a debit the balance does not cover makes the whole batch stale, and the partition decides again on the card read anew.
 import type { Sql } from '../../platform/database.js';
@@ -29,9 +29,9 @@ export interface PointsRefund {
 /**
  * The batch statement's debits (after the vouchers part, which took each card's points off its balance under its guard):
  * an entry per redemption, in the batch's order, under the id its redemption row holds; the points drawn from the card's
- * ACTIVE buckets soonest expiry first, as loyalty_draw (schema/0018) orders them, one update per bucket and a draw row
- * per entry and bucket. Only the buckets the debits reach are locked (the card's row is locked first, as every writer of
- * points does). A bucket another transaction added after the statement began is not seen: should the buckets then fall
+ * ACTIVE buckets soonest expiry first, as loyalty_draw (schema/0018) orders them, one update per bucket; an entry drawn
+ * from one bucket names it, one that spans buckets gets a draw row per bucket. Only the buckets the debits reach are
+ * locked (the card's row is locked first, as every writer of points does). A bucket another transaction added after the statement began is not seen: should the buckets then fall
  * short of the debits, the guard names the vouchers stale and the partition decides again on the card read anew.
  */
 export const pointsPart = defineCommitPart({
@@ -48,18 +48,13 @@ export const pointsPart = defineCommitPart({
   sql: (p) => ({
     // pts: each debit's span [upto - points, upto) of its card's total; pts_buckets: the buckets those spans reach, by
     // the balances the statement's snapshot shows, locked (FOR UPDATE gives their current remaining); pts_draws: the
-    // overlap of each debit's span with each bucket's.
+    // overlap of each debit's span with each bucket's; pts_single: the debits drawn from one bucket, which their entry
+    // names (bucket_id) instead of a draw row (schema/0074: loyalty_refund writes that row when it first gives back).
     cte: `pts AS (
   SELECT r.ws, r.card, r.id, r.entry, r.points, r.order_id, r.n,
          sum(r.points) OVER (PARTITION BY r.card ORDER BY r.n) AS upto, sum(r.points) OVER (PARTITION BY r.card) AS total
     FROM unnest(${p.workspaceIds}, ${p.memberIds}, ${p.redemptionIds}, ${p.entryIds}, ${p.points}, ${p.orderIds})
          WITH ORDINALITY AS r(ws, card, id, entry, points, order_id, n)
-), pts_entries AS (
-  INSERT INTO loyalty_ledger_entries (workspace_id, id, member_id, type, amount, balance_after, source_type, source_id, order_id)
-  SELECT pts.ws, pts.entry, pts.card, 'REDEMPTION', -pts.points, upd.points_balance + pts.total - pts.upto, 'redemption', pts.id::text, pts.order_id
-    FROM pts JOIN upd ON upd.id = pts.card
-   ORDER BY pts.card, pts.n
-  RETURNING 1
 ), pts_buckets AS (
   SELECT b.id, b.member_id, b.remaining, b.expires_at, b.created_at
     FROM loyalty_point_buckets b
@@ -80,10 +75,19 @@ export const pointsPart = defineCommitPart({
                  sum(remaining) OVER (PARTITION BY member_id ORDER BY expires_at ASC NULLS LAST, created_at, id) AS upto
             FROM pts_buckets) b
       ON b.member_id = e.card AND b.upto - b.remaining < e.upto AND e.upto - e.points < b.upto
+), pts_single AS (
+  SELECT entry, (array_agg(bucket))[1] AS bucket FROM pts_draws GROUP BY entry HAVING count(*) = 1
+), pts_entries AS (
+  INSERT INTO loyalty_ledger_entries (workspace_id, id, member_id, type, amount, balance_after, source_type, source_id, order_id, bucket_id)
+  SELECT pts.ws, pts.entry, pts.card, 'REDEMPTION', -pts.points, upd.points_balance + pts.total - pts.upto, 'redemption', pts.id::text, pts.order_id,
+         single.bucket
+    FROM pts JOIN upd ON upd.id = pts.card LEFT JOIN pts_single single ON single.entry = pts.entry
+   ORDER BY pts.card, pts.n
+  RETURNING 1
 ), pts_drawn AS (
   INSERT INTO loyalty_point_draws (workspace_id, entry_id, bucket_id, points)
-  SELECT ws, entry, bucket, taken FROM pts_draws
-  RETURNING points
+  SELECT d.ws, d.entry, d.bucket, d.taken FROM pts_draws d WHERE NOT EXISTS (SELECT 1 FROM pts_single single WHERE single.entry = d.entry)
+  RETURNING 1
 ), pts_taken AS (
   UPDATE loyalty_point_buckets b SET remaining = b.remaining - x.taken
     FROM (SELECT bucket, sum(taken) AS taken FROM pts_draws GROUP BY bucket) x
@@ -91,8 +95,8 @@ export const pointsPart = defineCommitPart({
   RETURNING b.id
 )`,
     // Read after the vouchers part's guard (the card rows locked and debited first; see GUARD_ORDER).
-    guard: `(SELECT count(*) FROM pts_entries) + (SELECT count(*) FROM pts_taken) < 0 THEN NULL
-      WHEN (SELECT coalesce(sum(points), 0) FROM pts_drawn) <> (SELECT coalesce(sum(points), 0) FROM pts) THEN 'vouchers'`,
+    guard: `(SELECT count(*) FROM pts_entries) + (SELECT count(*) FROM pts_drawn) + (SELECT count(*) FROM pts_taken) < 0 THEN NULL
+      WHEN (SELECT coalesce(sum(taken), 0) FROM pts_draws) <> (SELECT coalesce(sum(points), 0) FROM pts) THEN 'vouchers'`,
   }),
 });
 
