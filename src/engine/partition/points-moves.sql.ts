@@ -27,12 +27,13 @@ export interface PointsRefund {
 }
 
 /**
- * The batch statement's debits (after the vouchers part, which took each card's points off its balance under its guard):
- * an entry per redemption, in the batch's order, under the id its redemption row holds; the points drawn from the card's
- * ACTIVE buckets soonest expiry first, as loyalty_draw (schema/0018) orders them, one update per bucket; an entry drawn
- * from one bucket names it, one that spans buckets gets a draw row per bucket. Only the buckets the debits reach are
- * locked (the card's row is locked first, as every writer of points does). A bucket another transaction added after the statement began is not seen: should the buckets then fall
- * short of the debits, the guard names the vouchers stale and the partition decides again on the card read anew.
+ * The batch statement's debits (after the vouchers part, which took each card's points off its balance under its
+ * guard): an entry per redemption, in the batch's order, under the id its redemption row holds; the points drawn from
+ * the card's ACTIVE buckets soonest expiry first, as loyalty_draw (schema/0018) orders them, one update per bucket; an
+ * entry drawn from one bucket names it, one that spans buckets gets a draw row per bucket. Only the buckets the debits
+ * reach are locked (the card's row is locked first, as every writer of points does). A bucket another transaction added
+ * after the statement began is not seen: should the buckets then fall short of the debits, the guard names the vouchers
+ * stale and the partition decides again on the card read anew.
  */
 export const pointsPart = defineCommitPart({
   name: 'points',
