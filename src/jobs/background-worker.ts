@@ -42,9 +42,6 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
     loyalty: { intervalMs: config.loyaltyJobsIntervalMs },
     deliveryObserver,
   });
-  await beat();
-  const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
-
   const health = createServer((req, res) => {
     if (serveMetrics && isMetricsRequest(req.url)) return serveMetrics(req, res);
     const ok = req.url === '/health' && healthy;
@@ -55,6 +52,10 @@ export async function runBackgroundWorker(config: Config, log: Logger, createSer
     health.once('error', reject);
     health.listen(config.workerHealthPort, config.host, () => resolve());
   });
+  // The first heartbeat after the port listens: once the web's /ready counts this worker live, its /health answers
+  // (503 until that heartbeat, 200 after it), never a refused connection.
+  await beat();
+  const timer = setInterval(() => void beat(), HEARTBEAT_INTERVAL_MS);
   log.info({ port: config.workerHealthPort, workerId: identity.id }, 'worker ready');
 
   return {
