@@ -9,6 +9,7 @@ import { generateApiKey } from '../../src/domains/access/api-key-secret.js';
 import { arbitraryFromSchema } from '../support/arbitrary-from-schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { baseEnv, freePort, processTree, spawnService, type ServiceProcess } from '../support/processes.js';
+import { sentAgainWhenOverloaded } from '../support/overload-retry.js';
 import { until } from '../support/until.js';
 
 /** Fixed, so a failure replays; FUZZ_SEED tries another. Printed with every failure. */
@@ -53,26 +54,23 @@ interface Shot {
 
 interface Answer {
   status: number;
+  headers: Headers;
   contentType: string;
   text: string;
 }
 
 /**
  * The shot's answer. A 503 with Retry-After (the service's overload answer: on a starved machine "the database is
- * unreachable; retry shortly", most likely a pool's 5 s wait for a connection passed) is sent once more after it (at
- * most 5 s later), as a client would: only a second one is a fault.
+ * unreachable; retry shortly", most likely a pool's 5 s wait for a connection passed) is sent once more after it, as a
+ * client would: only a second one is a fault.
  */
-async function fire(shot: Shot, key: string, again = true): Promise<Answer> {
+function fire(shot: Shot, key: string): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${shot.key ?? key}` };
   if (shot.body !== undefined) headers['content-type'] = shot.contentType ?? 'application/json';
-  const res = await fetch(service.baseUrl + shot.path, { method: shot.method, headers, body: shot.body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
-  const answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
-  const retryAfter = Number(res.headers.get('retry-after'));
-  if (again && res.status === 503 && retryAfter > 0) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 5) * 1_000));
-    return fire(shot, key, false);
-  }
-  return answer;
+  return sentAgainWhenOverloaded(async () => {
+    const res = await fetch(service.baseUrl + shot.path, { method: shot.method, headers, body: shot.body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
+    return { status: res.status, headers: res.headers, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+  }, 1);
 }
 
 /** Why an answer breaks the contract, or undefined: below 500, and a refusal is a problem+json with a code. */

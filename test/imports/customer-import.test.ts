@@ -2,6 +2,7 @@
 // AUTO segment memberships, repeats and taken sourceIds refused by row, the scope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/service.js';
+import { sentAgainWhenOverloaded } from '../support/overload-retry.js';
 import { until } from '../support/until.js';
 import { awaitImport, csvChunks, postBody, range } from './import-support.js';
 
@@ -82,16 +83,13 @@ describe('customers.import', () => {
     const [imports, rows] = [14, 10_000];
     // More imports at once than the test pool's 10 connections, each holding one while it stages and merges.
     // An import that waited past the service's bound for a slot is answered 503 with Retry-After (its backpressure, seen
-    // on a starved machine): sent again after it, as a client would, at most twice; any other answer counts as it is.
-    const post = async (n: number) => {
-      for (let attempt = 0; ; attempt++) {
-        const answer = await postBody(service.baseUrl, '/api/v1/customers/import', key, csvChunks('sourceId,name', range(rows, (i) => `burst-${n}-${i},N${i}`)), 'text/csv');
-        const retryAfter = Number(answer.headers.get('retry-after') ?? NaN);
-        if (answer.status !== 503 || !Number.isFinite(retryAfter) || attempt === 2) return answer;
-        await new Promise((resolve) => setTimeout(resolve, Math.min(retryAfter, 5) * 1000));
-      }
-    };
-    const posted = Array.from({ length: imports }, (_, n) => post(n));
+    // on a starved machine): sent again after it, at most twice; any other answer counts as it is.
+    const posted = Array.from({ length: imports }, (_, n) =>
+      sentAgainWhenOverloaded(
+        () => postBody(service.baseUrl, '/api/v1/customers/import', key, csvChunks('sourceId,name', range(rows, (i) => `burst-${n}-${i},N${i}`)), 'text/csv'),
+        2,
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await api.get('/api/v1/customers?limit=1')).status).toBe(200);
     const answers = await Promise.all(posted);

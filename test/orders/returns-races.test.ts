@@ -30,6 +30,18 @@ describe('order returns under races', () => {
     const placed = await placeOrder(api, service.pool, shop, spec);
     const paid = 10_000 - placed.stack.order.discountAmount;
     const share = Math.ceil(paid / 7);
+    // The points payment drew from the card's one bucket: its entry names it and no draw row exists yet, so the racing
+    // returns race to write that row (loyalty_refund, schema/0074) before they give points back.
+    const drawsOfPayment = () =>
+      service.pool.query(
+        `SELECT e.bucket_id, d.bucket_id AS drawn, d.points, d.refunded FROM redemptions r JOIN loyalty_ledger_entries e ON e.id = r.points_entry_id
+           LEFT JOIN loyalty_point_draws d ON d.entry_id = e.id WHERE r.order_id = (SELECT source_id FROM orders WHERE id = $1)`,
+        [placed.orderId],
+      );
+    const before = (await drawsOfPayment()).rows;
+    expect(before).toHaveLength(1);
+    expect(before[0]).toMatchObject({ drawn: null });
+    expect(before[0].bucket_id).not.toBeNull();
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         api.post(`/api/v1/orders/${placed.orderId}/returns`, i % 2 ? { amount: share } : { items: [{ index: i % 4 < 2 ? 0 : 1, quantity: 1 }] }),
@@ -56,6 +68,12 @@ describe('order returns under races', () => {
     expect(await ledgerMismatches(service.pool)).toEqual([]);
     const balance = (await service.pool.query('SELECT gift_balance FROM vouchers WHERE code = $1', [shop.giftCode])).rows[0].gift_balance;
     expect(balance).toBe(gift);
+    // One draw row, written once whoever came first, into the bucket the entry names; never more given back than drawn.
+    const after = (await drawsOfPayment()).rows;
+    expect(after).toHaveLength(1);
+    expect(after[0].drawn).toBe(before[0].bucket_id);
+    expect(after[0].refunded).toBeGreaterThan(0);
+    expect(after[0].refunded).toBeLessThanOrEqual(after[0].points);
   });
 
   it('returns racing redemptions and rollbacks of the same gift card keep its ledger equal to its balance', async () => {
